@@ -12,55 +12,82 @@ from stet_lsp.gate.config import GateConfig
 from stet_lsp.gate.findings import Finding
 from stet_lsp.gate.scan import scan_text
 
-# Where a shell runs one command after another: a new line, `;`, `&&`, `||`.
-_COMMAND_BREAK = re.compile(r"\n|;|&&|\|\|")
+# Where a shell runs one command after another: a new line, `;`, `&&`, `||` (kept, to know
+# what ran a command only when the one before it succeeded or failed).
+_COMMAND_BREAK = re.compile(r"(\n|;|&&|\|\|)")
 # Commands that print nothing: a comment, a change of folder, a variable set or exported
 # (`export DB_PASSWORD="$(op read …)"` keeps what it read), a shell option.
 _SILENT = re.compile(r"(?:#|cd(?:\s|$)|export\s|unset\s|set\s+[-+]|[A-Za-z_]\w*=\S*$)|$")
 # `echo` of words and variables, no flag and no command's output: one line, not a value.
 _ONE_LINE = re.compile(r"echo(?:\s+(?!-)(?:[^`$]|\$(?!\())*)?$")
+# What sends an `echo`'s line elsewhere or to a command that may print none (`> file`,
+# `>&2`, `| grep …`): it prints a line, or none.
+_ELSEWHERE = re.compile(r"[>|]")
 # What stands in for a printed value when asking whether a command prints one.
 _PROBE = "\nPr0beValue\n"
+# The most lines of the output one printing command may have printed, as far as the pairing
+# knows (echoes that may print none before it), before the pairing stops.
+_CANDIDATES = 8
 
 
 def printed_secrets(
     command: str, output: str, config: GateConfig
 ) -> tuple[str, list[Finding]] | None:
     """The text a terminal would show (each printing command, then the line of the output
-    it printed) and the secrets found in it as what `command` printed; None when there are
-    none."""
+    it printed, or each it may have; then the command's last line and the output's first)
+    and the secrets found in it as what `command` printed; None when there are none."""
     # The rules' modules load each other (rules.py first): through `scan`, loaded above.
     from stet_lsp.gate.rules_generic import PRINTED_SECRET, PRINTING_COMMANDS
 
     if not any(anchor in command for anchor in PRINTING_COMMANDS):
         return None
-    lines = output.lstrip("\r\n").split("\n")
+    printed = output.lstrip("\r\n")
+    # Blank lines an `echo` may have printed before the first that holds anything.
+    blank = output[: len(output) - len(printed)].count("\n")
+    lines = printed.split("\n")
     shown: list[str] = []
-    values: list[tuple[int, int]] = []
+    values: list[tuple[int, int]] = []  # where each shown line is, in the text
     length = 0
-    read = 0  # the output's lines the commands so far printed
-    for part in _COMMAND_BREAK.split(command):
-        part = part.strip()
-        if read == len(lines):
+    # The output's lines the commands so far printed: the echoes' that surely did, those
+    # that may have, and the printing commands'; and the lines shown already.
+    echoed = maybe = paired = taken = 0
+    parts = _COMMAND_BREAK.split(command)
+    for index in range(0, len(parts), 2):
+        part = parts[index].strip()
+        first = max(0, echoed - blank) + paired
+        last = min(echoed + maybe + paired, len(lines) - 1)
+        if first > last or last - first >= _CANDIDATES:
             break
         if PRINTED_SECRET.pattern.search(part + _PROBE) is not None:
-            # Each printing command prints its value on a line of its own, in order.
-            line = lines[read]
-            shown.append(f"{part}\n{line}\n")
-            values.append((length + len(part) + 1, length + len(part) + 1 + len(line)))
-            length += len(shown[-1])
-            read += 1
+            # Each printing command prints its value on a line of its own, in order: each
+            # line it may have printed is shown once, after it.
+            for line in lines[max(first, taken) : last + 1]:
+                shown.append(f"{part}\n")
+                values.append((length + len(shown[-1]), length + len(shown[-1]) + len(line)))
+                shown.append(f"{line}\n")
+                length = values[-1][1] + 1
+            taken = max(taken, last + 1)
+            paired += 1
         elif _ONE_LINE.match(part) is not None:
-            read += 1  # `echo "DB:"` before the value
-        elif values and _SILENT.match(part) is None:
+            # `echo "DB:"` before the value; one that runs only when the command before it
+            # failed or succeeded, or whose line goes elsewhere, may print none.
+            if (index > 0 and parts[index - 1] in ("&&", "||")) or _ELSEWHERE.search(part):
+                maybe += 1
+            else:
+                echoed += 1
+        elif paired and _SILENT.match(part) is None:
             break  # what this one printed, if anything, stands between the lines and theirs
-    if not shown:
-        return None
+    # The command's last line and the output's first, as a terminal shows them when it runs
+    # one printing command: a value the pairing above missed is still found, as it was when
+    # this was the only pair asked.
+    tail = command.rstrip().rsplit("\n", 1)[-1]
+    shown.append(f"{tail}\n{lines[0]}\n")
+    values.append((length, length + len(shown[-1])))
     text = "".join(shown)
-    found = [
-        finding
-        for finding in scan_text(text, config=config, path="printed.txt", cache=None)
-        if finding.rule == PRINTED_SECRET.name
-        and any(start <= finding.offset < end for start, end in values)
-    ]
-    return (text, found) if found else None
+    found: dict[str, Finding] = {}  # each value once, where it was first found
+    for finding in scan_text(text, config=config, path="printed.txt", cache=None):
+        if finding.rule == PRINTED_SECRET.name and any(
+            start <= finding.offset < end for start, end in values
+        ):
+            found.setdefault(text[finding.offset : finding.end_offset], finding)
+    return (text, list(found.values())) if found else None

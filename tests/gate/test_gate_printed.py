@@ -90,3 +90,47 @@ def test_each_line_several_printing_commands_printed(
     assert found is not None
     text, findings = found
     assert [text[f.offset : f.end_offset] for f in findings] == values
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        ("echo hi > /tmp/x; op read op://v/i/p", "Xk9vQ2mLp7RtZ\n"),
+        ("echo start >> log && op read op://v/i/p", "Xk9vQ2mLp7RtZ\n"),
+        ("echo start 1>&2; op read op://v/i/p", "Xk9vQ2mLp7RtZ\n"),
+        ("echo > /dev/null; op read op://v/i/p", "Xk9vQ2mLp7RtZ\n"),
+        ('echo "$PW" | sudo -S true; op read op://v/i/p', "Xk9vQ2mLp7RtZ\n"),
+        ("test -f x || echo missing; op read op://v/i/p", "Xk9vQ2mLp7RtZ\n"),
+        ('[ -n "$X" ] && echo set; op read op://v/i/p', "Xk9vQ2mLp7RtZ\n"),
+        ("export X=1 && echo >/dev/null && op read op://v/i/p", "Xk9vQ2mLp7RtZ\n"),
+        # The line the echo printed is blank: the output's blank lines before its first
+        # that holds anything are not among its lines.
+        ("echo; op read op://v/i/p", "\nXk9vQ2mLp7RtZ\n"),
+        ('echo ""; op read op://v/i/p', "\nXk9vQ2mLp7RtZ\n"),
+        ("echo $EMPTY; op read op://v/i/p", "\nXk9vQ2mLp7RtZ\n"),
+        ("echo; op read op://v/i/p", "\r\n\r\nXk9vQ2mLp7RtZ\r\n"),
+        # Or it printed a line after all: to the terminal's error output, which the
+        # transcript keeps, or because the test before it failed.
+        ("echo start 1>&2; op read op://v/i/p", "start\nXk9vQ2mLp7RtZ\n"),
+        ("test -f x || echo missing; op read op://v/i/p", "missing\nXk9vQ2mLp7RtZ\n"),
+        # More echoes that may print none than the pairing follows: the output's first
+        # line is still asked of the command's last.
+        ("test -f x || echo missing; " * 9 + "op read op://v/i/p", "Xk9vQ2mLp7RtZ\n"),
+    ],
+)
+def test_the_line_after_an_echo_that_may_have_printed_none(command: str, output: str) -> None:
+    """An echo whose line goes elsewhere (`> file`, `1>&2`, `| …`), or that runs only when
+    the command before it failed or succeeded, prints a line or none: the printing command
+    after it printed either line."""
+    found = printed_secrets(command, output, GateConfig())
+    assert found is not None
+    text, findings = found
+    assert [text[f.offset : f.end_offset] for f in findings] == ["Xk9vQ2mLp7RtZ"]
+
+
+def test_each_value_after_an_echo_that_may_have_printed_none() -> None:
+    command = '[ -n "$X" ] && echo set; op read op://a/db/password; op read op://a/api/token'
+    found = printed_secrets(command, "Xk9mQ2vLp8rT4wZ\nZt4kWq9Lm2Xp\n", GateConfig())
+    assert found is not None
+    text, findings = found
+    assert [text[f.offset : f.end_offset] for f in findings] == ["Xk9mQ2vLp8rT4wZ", "Zt4kWq9Lm2Xp"]

@@ -1077,6 +1077,30 @@ def test_each_value_a_command_of_several_printing_commands_printed_is_redacted(
 @pytest.mark.parametrize(
     ("command", "output"),
     [
+        ("echo start >> deploy.log && op read op://Private/db/password", "Xk9mQ2vLp8rT4wZ\n"),
+        ("test -f .env || echo missing; op read op://Private/db/password", "Xk9mQ2vLp8rT4wZ\n"),
+        ("echo; op read op://Private/db/password", "\nXk9mQ2vLp8rT4wZ\n"),
+    ],
+)
+def test_a_value_printed_after_an_echo_that_printed_no_line_is_redacted(
+    root: Path, tmp_path: Path, command: str, output: str
+) -> None:
+    """An echo whose line went to a file, that did not run, or whose line is blank: the
+    value the printing command after it printed is still the one redacted."""
+    session = Claude(SESSION_A, root).user("Read the password.")
+    session.tool("toolu_1", "Bash", {"command": command}, output)
+    import_transcript(target_of(root), session.save(tmp_path / f"{SESSION_A}.jsonl"))
+
+    (result,) = of(events_of(root), ToolResult)
+    assert result.output == output.replace("Xk9mQ2vLp8rT4wZ", "[REDACTED:printed-secret#1]")
+    for name, data in stet_files(root).items():
+        assert b"Xk9mQ2vLp8rT4wZ" not in data, name
+    assert meta_of(root)["redaction"] == {"printed-secret": 1}
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
         ("op read op://Private/db/password > .env.local", "Xk9mQ2vLp8rT4wZ"),
         ("op read op://Private/db/password | wc -c", "      16"),
         ('export PGPASSWORD="$(op read op://Private/db/password)"', "Xk9mQ2vLp8rT4wZ"),
