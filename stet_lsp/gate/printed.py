@@ -6,6 +6,7 @@ them asks here, and the values go to `stream.redact_blocks` as known ones."""
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from stet_lsp.gate.config import GateConfig
@@ -84,10 +85,10 @@ def printed_secrets(
     shown.append(f"{tail}\n{lines[0]}\n")
     values.append((length, length + len(shown[-1])))
     text = "".join(shown)
+    starts = [start for start, _ in values]  # in order: a finding is in the last before it
     found: dict[str, Finding] = {}  # each value once, where it was first found
     for finding in scan_text(text, config=config, path="printed.txt", cache=None):
-        if finding.rule == PRINTED_SECRET.name and any(
-            start <= finding.offset < end for start, end in values
-        ):
+        at = bisect.bisect_right(starts, finding.offset) - 1
+        if finding.rule == PRINTED_SECRET.name and at >= 0 and finding.offset < values[at][1]:
             found.setdefault(text[finding.offset : finding.end_offset], finding)
     return (text, list(found.values())) if found else None
