@@ -17,8 +17,12 @@ from stet_lsp.gate.scan import scan_text
 # what ran a command only when the one before it succeeded or failed).
 _COMMAND_BREAK = re.compile(r"(\n|;|&&|\|\|)")
 # Commands that print nothing: a comment, a change of folder, a variable set or exported
-# (`export DB_PASSWORD="$(op read …)"` keeps what it read), a shell option.
-_SILENT = re.compile(r"(?:#|cd(?:\s|$)|export\s|unset\s|set\s+[-+]|[A-Za-z_]\w*=\S*$)|$")
+# (`export DB_PASSWORD="$(op read …)"` keeps what it read), a shell option, a test
+# (`test -f x`, `[ -n "$X" ]`, `true`). Any other command may print lines of its own.
+_SILENT = re.compile(
+    r"(?:#|cd(?:\s|$)|export\s|unset\s|set\s+[-+]|[A-Za-z_]\w*=\S*$"
+    r"|(?:test|\[\[?)\s[^>|]*$|(?:true|false|:)$)|$"
+)
 # `echo` of words and variables, no flag and no command's output: one line, not a value.
 _ONE_LINE = re.compile(r"echo(?:\s+(?!-)(?:[^`$]|\$(?!\())*)?$")
 # What sends an `echo`'s line elsewhere or to a command that may print none (`> file`,
@@ -29,6 +33,10 @@ _PROBE = "\nPr0beValue\n"
 # The most lines of the output one printing command may have printed, as far as the pairing
 # knows (echoes that may print none before it), before the pairing stops.
 _CANDIDATES = 8
+# How much of a command stands before a line it printed: the rule reads its value within a
+# few hundred characters of the command's name, and a megabyte's command shown before each
+# of its lines would be scanned as many times.
+_SHOWN_COMMAND = 2048
 
 
 def printed_secrets(
@@ -54,7 +62,7 @@ def printed_secrets(
     echoed = maybe = paired = taken = 0
     parts = _COMMAND_BREAK.split(command)
     for index in range(0, len(parts), 2):
-        part = parts[index].strip()
+        part = parts[index].strip()[-_SHOWN_COMMAND:]
         first = max(0, echoed - blank) + paired
         last = min(echoed + maybe + paired, len(lines) - 1)
         if first > last or last - first >= _CANDIDATES:
@@ -76,14 +84,14 @@ def printed_secrets(
                 maybe += 1
             else:
                 echoed += 1
-        elif paired and _SILENT.match(part) is None:
+        elif _SILENT.match(part) is None:
             break  # what this one printed, if anything, stands between the lines and theirs
     # The command's last line and the output's first, as a terminal shows them when it runs
     # one printing command: a value the pairing above missed is still found, as it was when
     # this was the only pair asked.
-    tail = command.rstrip().rsplit("\n", 1)[-1]
+    tail = command.rstrip().rsplit("\n", 1)[-1][-_SHOWN_COMMAND:]
     shown.append(f"{tail}\n{lines[0]}\n")
-    values.append((length, length + len(shown[-1])))
+    values.append((length + len(tail) + 1, length + len(shown[-1])))
     text = "".join(shown)
     starts = [start for start, _ in values]  # in order: a finding is in the last before it
     found: dict[str, Finding] = {}  # each value once, where it was first found

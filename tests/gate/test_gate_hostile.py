@@ -248,6 +248,15 @@ def test_what_many_printing_commands_printed_is_found_in_linear_time() -> None:
     assert {text[f.offset : f.end_offset] for f in findings} == set(values)
 
 
+def test_a_megabyte_printing_command_is_scanned_about_once() -> None:
+    """A printing command of a megabyte after echoes that may print no line: shown before
+    each of the lines it may have printed, it was scanned nine times over (36 s)."""
+    filler = "password=Xk9mQ2vLp8 " * 50_000
+    command = "true && echo a; " * 7 + filler + " op read op://a/b"
+    with time_limit(20, "a long printing command"):
+        printed_secrets(command, "Xk9mQ2vLp8rT4wZ\n" * 9, GateConfig())
+
+
 LARGE_REACH = [rule for rule in RULES if rule.lead + rule.reach >= 1000]
 
 

@@ -134,3 +134,27 @@ def test_each_value_after_an_echo_that_may_have_printed_none() -> None:
     assert found is not None
     text, findings = found
     assert [text[f.offset : f.end_offset] for f in findings] == ["Xk9mQ2vLp8rT4wZ", "Zt4kWq9Lm2Xp"]
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        # a command before the printing one prints lines of its own: none is the value
+        ("ls\necho\nop read op://v/i/p", "README.md\nsetup-Config2024.yaml\n\nQx7Vt9Lm2Rk4Z\n"),
+        ("git log -1 --format=%h; op read op://v/i/p", "build-7f3a9c2d1e\nQx7Vt9Lm2Rk4Z\n"),
+    ],
+)
+def test_no_line_another_command_printed_is_taken_for_a_value(command: str, output: str) -> None:
+    """Where the lines another command printed end is not known: the pairing stops there,
+    and the command's last line is read with the output's first, as a terminal shows it."""
+    found = printed_secrets(command, output, GateConfig())
+    values = [] if found is None else [found[0][f.offset : f.end_offset] for f in found[1]]
+    assert values == [] or values == [output.split("\n", 1)[0]]
+    assert "Qx7Vt9Lm2Rk4Z" not in values and "setup-Config2024.yaml" not in values
+
+
+def test_a_value_in_the_command_itself_is_not_what_it_printed() -> None:
+    """A commit message holding the command and a value on its next line: the command's own
+    text is not its output."""
+    command = r'git commit -m "op read op://v/i/p\nQx7Vt9Lm2Rk4Zp8W"'
+    assert printed_secrets(command, "[main 1a2b3c] done\n", GateConfig()) is None
