@@ -8,6 +8,7 @@ Each reads the text around the value, not the value alone: the same characters i
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from stet_lsp.gate.generated import letter_pairs
 from stet_lsp.gate.heuristics import reads_as_written
@@ -243,7 +244,14 @@ def is_code_expression(text: str, key_start: int, key_end: int, start: int, end:
         and _ENV_LINE_NAME.search(text, before, key_start) is not None
     ):
         return False
-    value = text[start:end]
+    return _reads_as_expression(text[start:end])
+
+
+@lru_cache(maxsize=256)
+def _reads_as_expression(value: str) -> bool:
+    """Whether `value` is written as an expression (`is_code_expression`). Each hit of an
+    assignment repeated (`password:{password:{…`) reads the same value up to its rule's
+    reach again: its hundreds of characters are read once."""
     if not _EXPRESSION_CHARS.issuperset(value) or _EXPRESSION_SIGN.search(value) is None:
         return False
     if _NO_EXPRESSION.search(value) is not None:
