@@ -61,6 +61,10 @@ _PLAIN_ASSIGNMENT = re.compile(
     r"(?![^\n\\=]{0,60}=(?!=)[ \t]{0,4}\\)(?!" + syntax.FALLBACK_ESCAPED + ")"
 )
 _PLAIN_ASSIGNMENT_REACH = 7 + 1 + 10 + 400 + 1 + 240 + 8
+# A name's characters after an anchor, and how far before it the name may start (the
+# least `lead` of the identifier rules: each of them reads the name whole).
+_IDENTIFIER_RUN = re.compile(r"[A-Za-z0-9_.\-]{0,128}")
+_AGAIN_LEAD = 34
 
 
 # After the separator that starts a parameter's name, what surely ends its unquoted value,
@@ -264,6 +268,9 @@ class RuleScanner:
         """Per rule: the run of token characters last read (start, end, whether whole)."""
         self._key_end: tuple[int, int | None] = (-1, None)
         """The last `_assigned_key_end` answer: each hit asks up to three times."""
+        self._again: tuple[int, int] = (-1, -1)
+        """The end of the name `_assigned_again` read last, and its start when it is assigned
+        again (else -1): each anchor in the name asks."""
         self.hits: list[AnchorHit] = []
         """Anchors that found nothing but might behind JSON escapes: worth decoding."""
         self.keyword_hits: list[int] = []
@@ -298,13 +305,21 @@ class RuleScanner:
             windowed = False
             # Whether escapes may hide an identifier rule's match here: the same for each.
             hidden: bool | None = None
+            # Whether the name is assigned its own assignment again (`pwd=pwd=pwd=…`): the
+            # same for each identifier rule.
+            again: bool | None = None
             for priority, rule in by_anchor[anchor]:
                 if rule.start == "window":
                     if self._window_may_match(rule, offset, len(anchor)):
                         windows.setdefault(priority, []).append((offset, anchor))
                         windowed = True
                     continue
-                matched = self._try(priority, rule, offset, len(anchor))
+                # No identifier rule takes a name's assignment written again for its value
+                # (`_accept`): the next hit reads what is assigned.
+                if rule.start == "identifier" and again is None:
+                    again = self._assigned_again(offset, offset + len(anchor))
+                skipped = again and rule.start == "identifier"
+                matched = not skipped and self._try(priority, rule, offset, len(anchor))
                 found |= matched
                 # A block rule that finds no block has decided: a bare header is no secret.
                 prefix_rule |= rule.start == "anchor" and len(anchor) >= 4 and rule.block is None
@@ -451,6 +466,27 @@ class RuleScanner:
             match = _KEY_THEN_OPERATOR.match(self.text, anchor_end)
             self._key_end = (anchor_end, None if match is None else match.end())
         return self._key_end[1]
+
+    def _assigned_again(self, offset: int, anchor_end: int) -> bool:
+        """Whether the name holding the anchor at `offset:anchor_end` is assigned, glued, its
+        own assignment again (`pwd=pwd=`, `password:password:`)."""
+        text = self.text
+        name = _IDENTIFIER_RUN.match(text, anchor_end)
+        key_end = anchor_end if name is None else name.end()
+        if self._again[0] != key_end:
+            again = -1
+            if text.startswith(("=", ":"), key_end):
+                start = offset
+                floor = max(0, offset - _AGAIN_LEAD)
+                while start > floor and text[start - 1] in _IDENTIFIER_CHARS:
+                    start -= 1
+                whole = start == 0 or text[start - 1] not in _IDENTIFIER_CHARS
+                if whole and text.startswith(text[start : key_end + 1], key_end + 1):
+                    again = start
+            self._again = (key_end, again)
+        # Each identifier rule reads the name whole from an anchor this close to its start.
+        start = self._again[1]
+        return start >= 0 and offset - start <= _AGAIN_LEAD
 
     def _escape_in_assignment(self, key_end: int) -> bool:
         """Whether a backslash sits between the key and its value or ends the raw value:
