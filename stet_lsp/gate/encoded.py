@@ -75,11 +75,16 @@ ANCHORS = _anchors()
 KEYWORDS = tuple(sorted({anchor.lower() for anchor in ANCHORS}))
 """The anchors as the prefilter takes them (lowercased)."""
 _LENGTHS = tuple(sorted({len(anchor) for anchor in ANCHORS}))
+# What every anchor starts with, as long as the shortest: a hit that starts otherwise (a
+# keyword of detect-secrets', `pwd` of `pwd=pwd=…` at every hit) is none of them.
+_STARTS = frozenset(anchor[: _LENGTHS[0]] for anchor in ANCHORS)
 
 
 def anchor_at(text: str, offset: int) -> int | None:
     """The index within its group of four of the anchor at `offset` of `text`, or None when
     none is there (the prefilter's hit was another keyword, or another case of one)."""
+    if text[offset : offset + _LENGTHS[0]] not in _STARTS:
+        return None
     for length in _LENGTHS:
         first = ANCHORS.get(text[offset : offset + length])
         if first is not None:
