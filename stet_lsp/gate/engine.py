@@ -106,6 +106,8 @@ _VERDICT_LINE = re.compile(
     r"|UNTESTED|KPASS|KFAIL|DUPLICATE): |=== (?:RUN|PAUSE|CONT|NAME) "
     r"|Running [^ \t\n\\]{1,300}\.exp \.\.\.)"
 )
+# What no test's name holds and a chosen password often does.
+_NOT_IN_TEST_NAMES = re.compile(r"[!@#$%^&*?~`'\"]")
 # How far a verdict line's neighbour is looked for: a test's name and its notes.
 _VERDICT_REACH = 400
 _BREAKS = ("\n", "\\n")  # a newline, raw or escaped (`\\n` in a JSON string)
@@ -134,12 +136,13 @@ def _repeats_user(match: re.Match[str], value: str) -> bool:
     )
 
 
-def _line_start(text: str, at: int, reach: int) -> int:
-    """Where the line holding `at` starts: after a newline, raw or escaped, or a JSON string's
-    opening quote, at most `reach` characters before `at`; -1 when none is that near."""
+def _line_start(text: str, at: int, reach: int, breaks: tuple[str, ...] = _BREAKS) -> int:
+    """Where the line holding `at` starts: after a newline (of `breaks`, raw or escaped) or a
+    JSON string's opening quote, at most `reach` characters before `at`; -1 when none is that
+    near."""
     floor = max(0, at - reach)
     line = -1 if floor else 0
-    for mark in (*_BREAKS, '"'):
+    for mark in (*breaks, '"'):
         found = text.rfind(mark, floor, at)
         if found >= 0:
             line = max(line, found + len(mark))
@@ -624,16 +627,20 @@ class RuleScanner:
             return False
         if start != key_end + 2 or not text.startswith(": ", key_end):
             return False
-        line = _line_start(text, key_start, 24)
+        if _NOT_IN_TEST_NAMES.search(text, start, end) is not None:
+            return False  # `PASS: P@ssw0rd!2024`: a chosen password's symbols
+        # An escaped line break is one only in JSON text (`printf 'a\nSKIP: x'` is no line).
+        breaks = _BREAKS if self.escapes else ("\n",)
+        line = _line_start(text, key_start, 24, breaks)
         if line < 0 or _VERDICT_LEAD.fullmatch(text, line, key_start) is None:
             return False
-        for mark in _BREAKS:
+        for mark in breaks:
             found = text.find(mark, end, end + _VERDICT_REACH)
             if found >= 0 and _VERDICT_LINE.match(text, found + len(mark)) is not None:
                 return True
             if line >= len(mark) and text.startswith(mark, line - len(mark)):
                 before = line - len(mark)
-                previous = _line_start(text, before, _VERDICT_REACH)
+                previous = _line_start(text, before, _VERDICT_REACH, breaks)
                 if previous >= 0 and _VERDICT_LINE.match(text, previous, before) is not None:
                     return True
         return False

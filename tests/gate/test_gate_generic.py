@@ -511,6 +511,11 @@ def test_a_test_logs_verdict_lines_name_tests(log: str) -> None:
         ("PASS=Xk9vQ2mLp7Rt\nFAIL: ld-elf/now-3\n", "Xk9vQ2mLp7Rt"),
         ("DB_PASS: Xk9vQ2mLp7Rt\nPASS: ld-elf/pr23591\n", "Xk9vQ2mLp7Rt"),
         ("services:\n  db:\n    environment:\n      PASS: Xk9vQ2mLp7Rt\n", "Xk9vQ2mLp7Rt"),
+        # A chosen password's symbols are in no test's name.
+        ("PASS: P@ssw0rd!2024\nERROR: x\n", "P@ssw0rd!2024"),
+        ("XPASS: Xk9#mQ2$\r\nFAIL: ld-elf/now-3\r\n", "Xk9#mQ2$"),
+        # In plain text a `\\n` is two characters, not the break before a verdict line.
+        ("PASS: hunter-22x\nuser: bob\nprintf 'ok\\nSKIP: none'\n", "hunter-22x"),
     ],
 )
 def test_a_password_after_pass_outside_a_verdict_line_stays_one(text: str, value: str) -> None:
