@@ -18,10 +18,14 @@ from stet_lsp.gate.scan import scan_text
 _COMMAND_BREAK = re.compile(r"(\n|;|&&|\|\|)")
 # Commands that print nothing: a comment, a change of folder, a variable set or exported
 # (`export DB_PASSWORD="$(op read …)"` keeps what it read), a shell option, a test
-# (`test -f x`, `[ -n "$X" ]`, `true`). Any other command may print lines of its own.
+# (`test -f x`, `[ -n "$X" ]`, `true`), what changes files or the shell quietly (`mkdir -p`,
+# `eval $(op signin)`, `source ./env.sh`, `sleep 1`), and a command whose output goes to a
+# file (`make > build.log`). Any other command may print lines of its own.
 _SILENT = re.compile(
     r"(?:#|cd(?:\s|$)|export\s|unset\s|set\s+[-+]|[A-Za-z_]\w*=\S*$"
-    r"|(?:test|\[\[?)\s[^>|]*$|(?:true|false|:)$)|$"
+    r"|(?:test|\[\[?)\s[^>|]*$|(?:true|false|:)(?:\s|$)"
+    r"|(?:mkdir|touch|chmod|chown|cp|mv|rm|ln|sleep|eval|source|\.|wait|umask|trap|shopt)\s"
+    r"|[^|]*(?:^|\s)(?:&>|1?>>?)(?!&)[^|]*$)|$"
 )
 # `echo` of words and variables, no flag and no command's output: one line, not a value.
 _ONE_LINE = re.compile(r"echo(?:\s+(?!-)(?:[^`$]|\$(?!\())*)?$")
@@ -62,7 +66,8 @@ def printed_secrets(
     echoed = maybe = paired = taken = 0
     parts = _COMMAND_BREAK.split(command)
     for index in range(0, len(parts), 2):
-        part = parts[index].strip()[-_SHOWN_COMMAND:]
+        whole = parts[index].strip()
+        part = whole[-_SHOWN_COMMAND:]  # what is shown; what kind of command, from all of it
         first = max(0, echoed - blank) + paired
         last = min(echoed + maybe + paired, len(lines) - 1)
         if first > last or last - first >= _CANDIDATES:
@@ -77,14 +82,14 @@ def printed_secrets(
                 length = values[-1][1] + 1
             taken = max(taken, last + 1)
             paired += 1
-        elif _ONE_LINE.match(part) is not None:
+        elif _ONE_LINE.match(whole) is not None:
             # `echo "DB:"` before the value; one that runs only when the command before it
             # failed or succeeded, or whose line goes elsewhere, may print none.
-            if (index > 0 and parts[index - 1] in ("&&", "||")) or _ELSEWHERE.search(part):
+            if (index > 0 and parts[index - 1] in ("&&", "||")) or _ELSEWHERE.search(whole):
                 maybe += 1
             else:
                 echoed += 1
-        elif _SILENT.match(part) is None:
+        elif _SILENT.match(whole) is None:
             break  # what this one printed, if anything, stands between the lines and theirs
     # The command's last line and the output's first, as a terminal shows them when it runs
     # one printing command: a value the pairing above missed is still found, as it was when

@@ -158,3 +158,43 @@ def test_a_value_in_the_command_itself_is_not_what_it_printed() -> None:
     text is not its output."""
     command = r'git commit -m "op read op://v/i/p\nQx7Vt9Lm2Rk4Zp8W"'
     assert printed_secrets(command, "[main 1a2b3c] done\n", GateConfig()) is None
+
+
+TWO_VALUES = "Xk9mQ2vLp8rT4wZ\nZt4kWq9Lm2Xp7Hn\n"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "eval $(op signin); op read op://v/i/user; op read op://v/i/password",
+        "mkdir -p out && op read op://v/a/x && op read op://v/b/y",
+        "sleep 1; vault kv get -field=user secret/a; vault kv get -field=password secret/a",
+        ": ${X:=1}; op read op://v/i/user; op read op://v/i/password",
+        "[ -f x ] > /dev/null; op read op://v/i/user; op read op://v/i/password",
+        "make > build.log; op read op://v/i/user; op read op://v/i/password",
+    ],
+)
+def test_a_command_that_prints_nothing_leaves_the_pairing_going(command: str) -> None:
+    """A command that changes files or the shell quietly, or sends its output to a file,
+    prints no line: the printing commands after it are still paired each with its own."""
+    found = printed_secrets(command, TWO_VALUES, GateConfig())
+    assert found is not None
+    text, findings = found
+    assert [text[f.offset : f.end_offset] for f in findings] == TWO_VALUES.split()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "# " + "x" * 3000 + "\necho user:\nop read op://v/i/password",
+        'export CERT="' + "A" * 3000 + '"; echo user:; op read op://v/i/password',
+        "CERT=" + "A" * 3000 + "; echo user:; op read op://v/i/password",
+    ],
+)
+def test_a_long_quiet_command_is_known_by_its_start(command: str) -> None:
+    """A command is shown by its end, but what kind it is is read from all of it: a long
+    comment or assignment is still one that prints nothing."""
+    found = printed_secrets(command, "user:\nXk9mQ2vLp8rT4wZ\n", GateConfig())
+    assert found is not None
+    text, findings = found
+    assert [text[f.offset : f.end_offset] for f in findings] == ["Xk9mQ2vLp8rT4wZ"]
