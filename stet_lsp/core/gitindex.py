@@ -28,7 +28,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 if TYPE_CHECKING:
     import pygit2
@@ -253,14 +253,15 @@ _CHECKSUM = 32
 def _identity(path: Path) -> _Identity | None:
     try:
         with open(path, "rb") as stream:
-            return _identity_of(stream.fileno())
+            return _identity_of(stream)
     except FileNotFoundError:
         return None
 
 
-def _identity_of(descriptor: int) -> _Identity:
-    status = os.fstat(descriptor)
-    checksum = os.pread(descriptor, _CHECKSUM, max(0, status.st_size - _CHECKSUM))
+def _identity_of(stream: BinaryIO) -> _Identity:
+    status = os.fstat(stream.fileno())
+    stream.seek(max(0, status.st_size - _CHECKSUM))
+    checksum = stream.read(_CHECKSUM)
     mode = stat.S_IMODE(status.st_mode)
     return status.st_ino, status.st_size, status.st_mtime_ns, mode, checksum
 
@@ -273,7 +274,7 @@ def _copy_index(index_file: Path, copy: Path) -> _Identity | None:
     try:
         with open(index_file, "rb") as source, open(copy, "xb") as target:
             shutil.copyfileobj(source, target)
-            return _identity_of(source.fileno())
+            return _identity_of(source)
     except FileNotFoundError:  # the index, opened first
         return None
 
