@@ -532,13 +532,17 @@ def test_a_compose_that_fails_after_a_write_puts_back_every_file(
         import_transcript(target, source)
         for name in ("events.jsonl", "meta.json", "narration.md"):
             (folder / name).write_bytes(after_first[name])
+    (folder / "narration.md").chmod(0o640)
     (folder / "events.jsonl").unlink()
     (folder / "events.jsonl").mkdir()
-    before = trajectory_files(folder)
+    before, files = trajectory_files(folder), inodes_and_modes(folder)
 
     with pytest.raises(StetError, match=r"events\.jsonl is a folder"):
         import_transcript(target, source)
+    # the same files (inodes: kept aside under a second name, never read or copied), with
+    # their bytes and permissions, and nothing kept aside left beside them
     assert trajectory_files(folder) == before
+    assert inodes_and_modes(folder) == files
 
     (folder / "events.jsonl").rmdir()
     assert import_transcript(target, source).changed
@@ -551,35 +555,6 @@ def inodes_and_modes(folder: Path) -> dict[str, tuple[int, int]]:
         for p in folder.rglob("*")
         if p.is_file()
     }
-
-
-@pytest.mark.parametrize("stored", [False, True], ids=["new session", "stored earlier"])
-def test_a_failed_compose_puts_back_the_same_files_it_replaced(
-    root: Path, tmp_path: Path, stored: bool
-) -> None:
-    """Every file a failed compose had replaced comes back as the same file (the same inode:
-    kept aside under a second name, never read or copied), with its bytes and permissions,
-    whether the import stored the session or found it stored earlier (the same sources'
-    digest, not composed yet); nothing kept aside is left beside them."""
-    target = target_of(root)
-    folder = working_folder(target).path
-    import_transcript(target, simple_session(root, SESSION_A, "First").save(tmp_path / "a.jsonl"))
-    second = simple_session(root, SESSION_B, "Second", START + timedelta(hours=1))
-    source = second.save(tmp_path / "b.jsonl")
-    if stored:  # B stored, and the trajectory as it was before it was composed
-        after_first = trajectory_files(folder)
-        import_transcript(target, source)
-        for name in ("events.jsonl", "meta.json", "narration.md"):
-            (folder / name).write_bytes(after_first[name])
-    (folder / "narration.md").chmod(0o640)
-    (folder / "events.jsonl").unlink()
-    (folder / "events.jsonl").mkdir()
-    before, files = trajectory_files(folder), inodes_and_modes(folder)
-
-    with pytest.raises(StetError, match=r"events\.jsonl is a folder"):
-        import_transcript(target, source)
-    assert trajectory_files(folder) == before
-    assert inodes_and_modes(folder) == files
 
 
 def test_a_file_compose_cannot_keep_aside_stops_it_before_it_writes(
