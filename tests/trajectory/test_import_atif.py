@@ -1763,6 +1763,31 @@ def test_only_a_data_url_that_holds_data_loses_it(tmp_path: Path) -> None:
     assert parsed.dropped["inline_data"] == 4
 
 
+def test_a_word_after_wrapped_base64_is_not_taken_for_its_last_line(tmp_path: Path) -> None:
+    """Base64 wrapped at 76 or 64 letters a line ends with a shorter line, so a word on the
+    line after whole lines of it (`Done`, `exit`, `PASS`) looked like that last line and was
+    left out with the data. A line shaped like a word stays; a real last line, padded or
+    not shaped like one, is left out."""
+
+    def wrapped(size: int, width: int) -> str:
+        data = base64.b64encode(bytes(range(size))).decode()
+        return "\n".join(data[n : n + width] for n in range(0, len(data), width))
+
+    head = "data:image/png;base64,"
+    cut = {
+        f"{head}{wrapped(171, 76)}\nDone": "data:image/png;base64\nDone",
+        f"{head}{wrapped(96, 64)}\nexit\n$ ls": "data:image/png;base64\nexit\n$ ls",
+        f"{head}{wrapped(171, 76)}\nPASS": "data:image/png;base64\nPASS",
+        f"{head}{wrapped(172, 76)}\nDone": "data:image/png;base64\nDone",  # ends qw==
+        f"{head}{wrapped(174, 76)}\nDone": "data:image/png;base64\nDone",  # ends q6yt
+        f"{head}{wrapped(99, 64)}\nOK": "data:image/png;base64\nOK",  # ends YGFi
+    }
+    steps = [{"step_id": i + 1, "source": "agent", "message": text} for i, text in enumerate(cut)]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps)))
+    assert [e.text for e in of(parsed.events, "agent_message")] == list(cut.values())
+    assert parsed.dropped["inline_data"] == len(cut)
+
+
 def test_a_raw_string_that_starts_with_a_data_url_keeps_the_text_after_it(
     tmp_path: Path,
 ) -> None:

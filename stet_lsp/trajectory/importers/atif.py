@@ -80,7 +80,8 @@ does leaves them out (below), counted in `inline_data`. Nor does any text: a `da
 inside one (a markdown image in a message, an `<img>` in a tool's output, a string kept raw)
 that holds data keeps its head alone (`data:image/png;base64`), its bytes counted in
 `inline_data`: a long run of base64 (40 letters at the least, its slashes escaped in JSON
-text or wrapped on lines of 64 or 76 too), or other data up to where the URL ends (its
+text or wrapped on lines of 64 or 76 too, where a shorter line shaped like a word, `Done`,
+is text after it), or other data up to where the URL ends (its
 closing quote, else a space, a quote, `)`, `<` or `>`) of 200 characters (64 when
 percent-encoded). Code that builds one from a template (`"data:text/plain,$body"`) and
 words that merely look like one (`{data:e/t,loaded:n}`) stay as they are. A string kept
@@ -1220,6 +1221,12 @@ _LINE_BREAK = re.compile(r"\r?\n|\\r\\n|\\n")
 """A line break, or one JSON text escapes (`\\n`)."""
 _WRAPPED = (64, 76)
 """The widths of the lines of wrapped base64 (PEM's, MIME's)."""
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+")
+"""A line shaped like a word: letters alone, in lower case, in capitals, or capitalised.
+After lines of wrapped base64 it is a word (`Done`, `exit`, `PASS`), not the base64's last
+line, which is rarely so shaped (four random letters of base64 are one time in twelve,
+eight one in 450) and never when it ends in padding (`=`); such a line left in the text
+holds less than a line of the data's bytes."""
 _LONG_BASE64 = 40
 """The base64 letters data has at the least (a one-pixel GIF's have 56): fewer are a
 placeholder in an example."""
@@ -1304,7 +1311,8 @@ def _base64_end(text: str, begin: int, any_width: bool = False) -> int:
     wide as a line of wrapped base64 (64 or 76 letters; with `any_width`, in a string that
     is the URL, any whole number of groups of four from 40), each line after a line break
     that is as wide and the last, no wider, a whole line of base64 (a multiple of four
-    letters up to the end of its line or of a quoted URL)."""
+    letters up to the end of its line or of a quoted URL). A shorter line shaped like a
+    word (`Done`, `exit`, `PASS`: `_WORD`) is text after the base64, not its last line."""
     end = _run_end(_BASE64_RUN, text, begin)
     width = end - begin - text.count("\\", begin, end)
     wrapped = width in _WRAPPED or (any_width and width >= 40 and width % 4 == 0)
@@ -1315,6 +1323,8 @@ def _base64_end(text: str, begin: int, any_width: bool = False) -> int:
         letters = line_end - brk.end() - text.count("\\", brk.end(), line_end)
         whole = line_end == len(text) or text[line_end] in "\r\n\\" or text[line_end] in _URL_ENDS
         if not 0 < letters <= width or letters % 4 or not whole:
+            break
+        if letters < width and _WORD.fullmatch(text, brk.end(), line_end):
             break
         end = line_end
         if letters < width:
