@@ -1788,6 +1788,35 @@ def test_a_word_after_wrapped_base64_is_not_taken_for_its_last_line(tmp_path: Pa
     assert parsed.dropped["inline_data"] == len(cut)
 
 
+def test_a_data_url_inside_one_that_holds_no_data_loses_its_data(tmp_path: Path) -> None:
+    """A `data:` URL that holds no data (built from a template, too short, its quote never
+    closed) may hold one that does: the inner URL's base64 is left out all the same, and
+    one that holds no data (a template, a few letters) stays."""
+    data = base64.b64encode(bytes(range(45))).decode()  # 60 letters
+    cut = {
+        f'src = "data:text/html,<img src=data:image/png;base64,{data}>$name"': (
+            'src = "data:text/html,<img src=data:image/png;base64>$name"'
+        ),
+        f"<a href=\"data:text/html,<img src='data:image/png;base64,{data}'>\">logo</a>": (
+            "<a href=\"data:text/html,<img src='data:image/png;base64'>\">logo</a>"
+        ),
+        f'"data:text/html,<img src=data:image/png;base64,{data}> and no closing quote': (
+            '"data:text/html,<img src=data:image/png;base64> and no closing quote'
+        ),
+    }
+    kept = [
+        'src = "data:text/html,<img src=data:image/png;base64,${b64}>"',
+        'src = "data:text/html,<img src=data:image/png;base64,QUJD>$name"',
+    ]
+    steps = [
+        {"step_id": i + 1, "source": "agent", "message": text}
+        for i, text in enumerate([*cut, *kept])
+    ]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps)))
+    assert [e.text for e in of(parsed.events, "agent_message")] == [*cut.values(), *kept]
+    assert parsed.dropped["inline_data"] == len(cut)
+
+
 def test_a_raw_string_that_starts_with_a_data_url_keeps_the_text_after_it(
     tmp_path: Path,
 ) -> None:

@@ -84,7 +84,8 @@ text or wrapped on lines of 64 or 76 too, where a shorter line shaped like a wor
 is text after it), or other data up to where the URL ends (its
 closing quote, else a space, a quote, `)`, `<` or `>`) of 200 characters (64 when
 percent-encoded). Code that builds one from a template (`"data:text/plain,$body"`) and
-words that merely look like one (`{data:e/t,loaded:n}`) stay as they are. A string kept
+words that merely look like one (`{data:e/t,loaded:n}`) stay as they are, but for the base64
+that is data of a URL inside such a one. A string kept
 raw that starts with one keeps the text after its data, and loses its base64, or data
 without a space that is the whole string, whatever its length.
 
@@ -755,16 +756,24 @@ class _Reader:
         markdown image, `![shot](data:image/png;base64,…)`; `_data_end`, which reads a
         string of a raw record, `whole`, as a value of its own): the URL keeps its head,
         which says what it held, and the text after its data stays, each counted in
-        `inline_data`."""
+        `inline_data`. A URL that holds none may hold one whose base64 is data
+        (`"data:text/html,<img src=data:image/png;base64,…>$name"`)."""
         if "data:" not in text:
             return text
         kept, start, found = [], 0, 0
+        rejected_end = 0  # the end of the last URL that held no data
         head = _DATA_URL_HEAD.search(text)
         while head is not None:
-            end, data = _data_end(text, head, whole and head.start() == 0)
+            nested = head.start() < rejected_end
+            if nested and not head.group().endswith(";base64,"):
+                end, data = head.end(), False  # read with the URL it is in, only once
+            else:
+                end, data = _data_end(text, head, whole and head.start() == 0)
             if data:
                 kept.append(text[start : head.end() - 1])
                 start, found = end, found + 1
+            elif not nested:
+                rejected_end, end = end, head.end()  # a URL in it may hold base64
             head = _DATA_URL_HEAD.search(text, max(end, head.end()))
         if not found:
             return text
