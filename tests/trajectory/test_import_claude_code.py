@@ -1144,6 +1144,47 @@ def test_a_prompt_only_an_enqueue_and_a_bare_remove_hold_is_a_prompt(tmp_path: P
     assert [r.source.line for r in raws] == queued
 
 
+def test_the_removes_of_one_drain_of_the_queue_follow_the_queue_order(tmp_path: Path) -> None:
+    """A turn that takes in several entries of the queue at once writes a bare `remove` for
+    each, one after another, in the order the queue holds them; it takes typed prompts
+    before the harness's notifications, which stay queued when it takes one entry alone
+    (a public 2.1.37 session: a prompt queued after two task notifications was taken by one
+    remove, the notifications sent later as user records). So the prompt of a drain that
+    took a notification queued before it is the second remove, not the first."""
+
+    def queue(operation: str, content: str | None = None) -> dict[str, Any]:
+        record = {"type": "queue-operation", "operation": operation, "timestamp": "t"}
+        return record | {"sessionId": SID} | ({} if content is None else {"content": content})
+
+    first = "<task-notification>lint done</task-notification>"
+    second = "<task-notification>tests done</task-notification>"
+    records: list[Any] = [
+        user("u1", None, "Fix the trailer.", "t"),
+        queue("enqueue", first),
+        queue("enqueue", "and the docs"),
+        queue("enqueue", "/model"),
+        queue("enqueue", "then commit"),
+        queue("remove"),
+        queue("remove"),
+        queue("remove"),
+        queue("remove"),  # 9
+        queue("enqueue", second),
+        queue("enqueue", "why is this slow?"),
+        queue("remove"),  # 12
+        user("u2", "u1", second, "t"),
+    ]
+    events = IMPORTER.parse(write(tmp_path / "q.jsonl", records)).events
+    assert [(u.text, u.source.line) for u in of(events, UserMessage)] == [
+        ("Fix the trailer.", 1),
+        ("and the docs", 7),
+        ("then commit", 9),
+        ("why is this slow?", 12),
+    ]
+    raws = of(events, RawEvent)
+    assert [r.source.line for r in raws] == [2, 3, 4, 5, 6, 8, 10, 11, 13]
+    assert [r.record for r in raws if r.source.line in (6, 8)] == [queue("remove")] * 2
+
+
 def test_a_hook_that_blocked_stopped_or_failed_is_an_error_with_its_words(tmp_path: Path) -> None:
     """2.1 builds write a hook's refusal (a PreToolUse hook exiting 2, a Stop hook sending the
     agent back to work) as a `hook_blocking_error` attachment, a PostToolUse hook ending the

@@ -92,6 +92,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -487,6 +488,11 @@ class _FileReader:
         # The texts queued while the agent worked and not yet taken off the queue, oldest
         # first: what a `remove` that names none took.
         self.waiting: list[str] = []
+        # The run of `remove` records naming nothing being read, one drain of the queue:
+        # the queue as the drain found it, and for each remove, where it stands, what it
+        # took (its place in that queue) and the index of its event.
+        self.drain_queue: list[str | None] = []
+        self.drain: list[tuple[_At, dict[str, Any], int, int]] = []
 
     def read(self, path: Path) -> _Transcript:
         for line, value in jsonl_records(path, self.out.source, self.shared.problems):
@@ -864,11 +870,13 @@ class _FileReader:
         first (`enqueue`) and not yet taken off the queue, a `dequeue` sending it as a
         prompt of its own, a `popAll` back to the input box. A task's or agent's
         notification leaves the queue without a record in some builds: a `remove` takes one
-        only when no prompt waits."""
+        only when no prompt waits (the turn takes typed prompts first), but the removes of
+        one drain follow the queue's order (`_in_queue_order`)."""
         operation = record.get("operation")
         text = _text_of(record.get("content"))
         waiting = self.waiting
         absorbed = record.get("reason") == "absorbed_mid_turn"
+        drained = False
         if operation == "enqueue":
             waiting.append(text)
             del waiting[:-_QUEUE_HELD]  # a queue no one takes from costs no more to search
@@ -877,10 +885,16 @@ class _FileReader:
         elif operation == "popAll":
             waiting.clear()
         elif operation == "remove" and record.get("content") is None and waiting:
+            if not self.drain or self.drain[-1][0].source.line != at.source.line - 1:
+                self.drain_queue, self.drain = list(waiting), []
             typed = [queued for queued in waiting if not _is_queued_notice(queued)]
             text = (typed or waiting)[0]
             waiting.remove(text)
             absorbed = not _SLASH_COMMAND.match(text.lstrip())
+            place = self.drain_queue.index(text)
+            self.drain_queue[place] = None  # a text queued twice is taken once each time
+            self.drain.append((at, record, place, len(self.out.events)))
+            drained = True
         elif operation == "remove" and text in waiting:
             waiting.remove(text)
         if operation != "remove" or not absorbed or not text.strip() or _is_queued_notice(text):
@@ -892,6 +906,30 @@ class _FileReader:
         else:
             self.absorbed.setdefault(text, []).append((len(self.out.events), at, record))
             self._user_text(at, text)
+        if drained:
+            self._in_queue_order()
+
+    def _in_queue_order(self) -> None:
+        """Puts what the removes of one drain took in the order the queue held it: the
+        drain takes typed prompts and commands before the harness's notifications, but
+        writes a `remove` for each entry it took in the queue's order, so a prompt taken
+        past a notification queued before it is a later remove's. Each remove gave one
+        event; an event moved to another remove takes its place, time and record."""
+        drain = self.drain
+        if all(earlier[2] < later[2] for earlier, later in pairwise(drain)):
+            return
+        in_order = sorted(drain, key=lambda removed: removed[2])
+        events = self.out.events
+        taken = [events[removed[3]] for removed in in_order]  # all read before any is moved
+        moved: dict[int, tuple[int, _At, dict[str, Any]]] = {}
+        for (at, record, _, index), came_from, event in zip(drain, in_order, taken, strict=True):
+            place: dict[str, Any] = {"source": at.source, "time": at.time, "agent": at.agent}
+            if isinstance(event, RawEvent):
+                place["record"] = record
+            events[index] = event.model_copy(update=place)
+            moved[came_from[3]] = (index, at, record)
+        for earlier in self.absorbed.values():  # a prompt's event, for its attachment to find
+            earlier[:] = [moved.get(entry[0], entry) for entry in earlier]
 
     def _sent_from_queue(self, text: str) -> None:
         """A prompt sent as its own (after the turn it was queued in) is off the queue, with
