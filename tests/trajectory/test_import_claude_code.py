@@ -1090,6 +1090,38 @@ def test_a_prompt_the_running_turn_absorbed_is_a_prompt_once(tmp_path: Path) -> 
     assert len(of(events, RawEvent)) == len(records) - 4
 
 
+def test_a_remove_naming_its_text_without_a_reason_is_no_prompt(tmp_path: Path) -> None:
+    """Builds that write a removed entry's text say why in `reason` (`absorbed_mid_turn`,
+    `dropped_by_hook`); a `remove` naming its text without one is no prompt: the prompt,
+    when it reached the model, comes with its own record after it, the queued_command
+    attachment (as for every removed message of anthropics/claude-code#88357) or its user
+    record (sent as a prompt of its own), and one withdrawn comes with none."""
+
+    def queue(operation: str, content: str) -> dict[str, Any]:
+        record = {"type": "queue-operation", "operation": operation, "timestamp": "t"}
+        return record | {"sessionId": SID, "content": content}
+
+    attachment = {"type": "queued_command", "prompt": "and the docs", "commandMode": "prompt"}
+    records: list[Any] = [
+        user("u1", None, "Fix the trailer.", "t"),
+        queue("enqueue", "and the docs"),
+        queue("remove", "and the docs"),
+        {**COMMON, "type": "attachment", "timestamp": "t", "attachment": attachment},  # 4
+        queue("enqueue", "then commit"),
+        queue("remove", "then commit"),
+        user("u2", "u1", "then commit", "t"),  # 7
+        queue("enqueue", "never mind"),
+        queue("remove", "never mind"),
+    ]
+    events = IMPORTER.parse(write(tmp_path / "q.jsonl", records)).events
+    assert [(u.text, u.source.line) for u in of(events, UserMessage)] == [
+        ("Fix the trailer.", 1),
+        ("and the docs", 4),
+        ("then commit", 7),
+    ]
+    assert [r.source.line for r in of(events, RawEvent)] == [2, 3, 5, 6, 8, 9]
+
+
 def test_a_prompt_only_an_enqueue_and_a_bare_remove_hold_is_a_prompt(tmp_path: Path) -> None:
     """Builds up to 2.1.42 write a prompt the running turn took in only as an `enqueue` and,
     when the turn takes it, a `remove` naming nothing: a prompt, where the remove stands.

@@ -30,9 +30,11 @@ One JSON object a line, appended as the session runs. The records, by `type`:
   messages while it runs), `attachment` (context the harness attached: hook output, skill
   listings, a prompt queued while the agent worked), `queue-operation` (a `remove` of reason
   `absorbed_mid_turn` holds a prompt the running turn took in, which the attachment may
-  repeat before or after it: one prompt; builds up to 2.1.42 write only the `enqueue` that
-  holds it and a `remove` naming nothing when the turn takes it, and a `dequeue` when it is
-  sent as a prompt of its own, a `popAll` when it goes back to the input box), `last-prompt`,
+  repeat before or after it: one prompt; one naming its text without a reason is no
+  prompt, which its attachment or its user record delivers; builds up to 2.1.42 write only
+  the `enqueue` that holds it and a `remove` naming nothing when the turn takes it, and a
+  `dequeue` when it is sent as a prompt of its own, a `popAll` when it goes back to the
+  input box), `last-prompt`,
   `permission-mode`, `pr-link` (a pull request the session created or was linked to),
   `teleported-from` (the first record of a session brought over from Claude Code on the web:
   `remoteSessionId`, `branch`, `messageCount`; alone in the file when nothing followed).
