@@ -1217,6 +1217,32 @@ def test_the_removes_of_one_drain_of_the_queue_follow_the_queue_order(tmp_path: 
     assert [r.record for r in raws if r.source.line in (6, 8)] == [queue("remove")] * 2
 
 
+def test_a_drain_put_in_queue_order_stays_so_as_its_removes_go_on(tmp_path: Path) -> None:
+    """A drain whose second remove already put its entries in the queue's order (a prompt
+    taken past a notification queued before it) keeps that order when a third remove takes
+    an entry queued after both."""
+
+    def queue(operation: str, content: str | None = None) -> dict[str, Any]:
+        record = {"type": "queue-operation", "operation": operation, "timestamp": "t"}
+        return record | {"sessionId": SID} | ({} if content is None else {"content": content})
+
+    records: list[Any] = [
+        user("u1", None, "Fix the trailer.", "t"),
+        queue("enqueue", "<task-notification>lint done</task-notification>"),
+        queue("enqueue", "and the docs"),
+        queue("enqueue", "<task-notification>tests done</task-notification>"),
+        queue("remove"),
+        queue("remove"),  # 6
+        queue("remove"),
+    ]
+    events = IMPORTER.parse(write(tmp_path / "q.jsonl", records)).events
+    assert [(u.text, u.source.line) for u in of(events, UserMessage)] == [
+        ("Fix the trailer.", 1),
+        ("and the docs", 6),
+    ]
+    assert [r.source.line for r in of(events, RawEvent)] == [2, 3, 4, 5, 7]
+
+
 def test_a_hook_that_blocked_stopped_or_failed_is_an_error_with_its_words(tmp_path: Path) -> None:
     """2.1 builds write a hook's refusal (a PreToolUse hook exiting 2, a Stop hook sending the
     agent back to work) as a `hook_blocking_error` attachment, a PostToolUse hook ending the

@@ -932,6 +932,12 @@ class _FileReader:
             moved[came_from[3]] = (index, at, record)
         for earlier in self.absorbed.values():  # a prompt's event, for its attachment to find
             earlier[:] = [moved.get(entry[0], entry) for entry in earlier]
+        # Each remove now holds what the queue held at its place: a later remove of the same
+        # drain sorts from there, not from what each took before.
+        self.drain = [
+            (at, record, came_from[2], index)
+            for (at, record, _, index), came_from in zip(drain, in_order, strict=True)
+        ]
 
     def _sent_from_queue(self, text: str) -> None:
         """A prompt sent as its own (after the turn it was queued in) is off the queue, with
