@@ -47,25 +47,31 @@ _WINDOWS = _spaced_user("(?P=separator)")
 # `vscode://file/C:/Users/x/a.py`); the same with
 # every slash escaped (`\/home\/x\/…`, `b\/\/home\/x`, `file:\/\/\/home\/x`, `C:\/Users\/x`).
 # An escaped path starts at its first `\`, so the rest keeps its escaping: `~\/proj\/x.py`.
-# A relative path that climbs into a home folder (`../../Users/x/…`, `..\/home\/x`) keeps its
-# `../`: the folder becomes `../../~/…`. A quote right before the path is remembered, for a
-# user name with a space that ends a whole quoted path (`_spaced_user`).
-HOME_PATH = re.compile(
-    r"""(?:(?<=(?P<quote>["']))|(?<!["']))"""
-    r"(?:(?:(?<![A-Za-z0-9_.~/\\\-])|(?<=\\[nrt])|(?<= [ab]/)|(?<=://)|(?<=:///)|(?<=://file)"
+# A relative path that climbs into a home folder (`../../Users/x/…`, `..\/home\/x`, and on
+# Windows `..\..\Users\x\…`, its `\` doubled or not) keeps its `../`: the folder becomes
+# `../../~/…`. A quote right before the path is remembered, for a user name with a space
+# that ends a whole quoted path (`_spaced_user`).
+_START = (
+    r"(?:(?<![A-Za-z0-9_.~/\\\-])|(?<=\\[nrt])|(?<= [ab]/)|(?<=://)|(?<=:///)|(?<=://file)"
     r"|(?<=://file/)"
     r"|(?<=%3[Aa])|(?<= [ab]\\/)|(?<=:\\/\\/)|(?<=:\\/\\/\\/)|(?<=:\\/\\/file))"
-    rf"(?:/home/{_USER}|/Users/{_SLASHED}|\\/home\\/{_USER}|\\/Users\\/{_ESCAPED}"
-    rf"|[A-Za-z]:{_SEP}[Uu]sers(?P<separator>{_SEP}){_WINDOWS})"
+)
+HOME_PATH = re.compile(
+    r"""(?:(?<=(?P<quote>["']))|(?<!["']))"""
+    rf"(?:{_START}(?:/home/{_USER}|/Users/{_SLASHED}|\\/home\\/{_USER}|\\/Users\\/{_ESCAPED})"
+    rf"|(?:{_START}[A-Za-z]:{_SEP}[Uu]|(?<=\.\.\\)U|(?<=\.\.\\\\)U|(?<=\.\.\\\\\\\\)U)"
+    rf"sers(?P<separator>{_SEP}){_WINDOWS}"
     rf"|(?<=\.\./)(?:home/{_USER}|Users/{_SLASHED})"
     rf"|(?<=\.\.\\/)(?:home\\/{_USER}|Users\\/{_ESCAPED}))"
     r"(?![\w.\-])"
 )
 # Every match starts at `/home/` or `\/home\/`, or at `/Users/`, `\/Users\/` (after the slash,
-# when `..` comes before it) or a drive letter before `sers`: two str.find passes (`/home`,
-# `sers`) run through megabytes in C, where a regex that tries its look-behind at every
-# position (or an alternation of the literals) takes 5-20x longer on a transcript.
+# when `..` comes before it), a drive letter before `sers` or the `U` after `..\`: two
+# str.find passes (`/home`, `sers`) run through megabytes in C, where a regex that tries its
+# look-behind at every position (or an alternation of the literals) takes 5-20x longer on a
+# transcript.
 _WINDOWS_SEPARATORS = (":\\\\\\\\", ":\\\\", ":\\/", ":\\", ":/")
+_CLIMBS = ("..\\", "..\\\\", "..\\\\\\\\")
 
 
 def _climbs(text: str, slash: int) -> bool:
@@ -97,6 +103,12 @@ def _candidates(text: str) -> list[int]:
                 if drive >= 0 and text.startswith(separator, drive + 1):
                     starts.append(drive)
                     break
+            else:
+                if any(
+                    users >= len(climb) and text.startswith(climb, users - len(climb))
+                    for climb in _CLIMBS
+                ):
+                    starts.append(users)
         index = text.find("sers", index + 4)
     starts.sort()
     return starts

@@ -276,6 +276,14 @@ def test_a_configured_name_ending_a_json_string_never_breaks_the_json(
         ('"..\\/..\\/home\\/bob\\/b.go"', '"..\\/..\\/~\\/b.go"'),
         ("../../Users/Shared/x stays", "../../Users/Shared/x stays"),
         ("./home/x/y stays", "./home/x/y stays"),
+        # The same on Windows, its `\\` doubled in JSON, or twice over as Python prints it.
+        ("..\\..\\Users\\bob\\cli\\a.go:10", "..\\..\\~\\cli\\a.go:10"),
+        ('"out": "..\\\\..\\\\Users\\\\bob\\\\x"', '"out": "..\\\\..\\\\~\\\\x"'),
+        ('"..\\\\\\\\Users\\\\\\\\bob\\\\\\\\x"', '"..\\\\\\\\~\\\\\\\\x"'),
+        ("..\\Users\\Mi Notebook\\x", "..\\~\\x"),
+        ("..\\..\\Users\\Shared\\x stays", "..\\..\\Users\\Shared\\x stays"),
+        (".\\Users\\bob\\x stays", ".\\Users\\bob\\x stays"),
+        ("..\\users\\views.py stays", "..\\users\\views.py stays"),
         # A user name with a space: whole before a separator or ending a quoted path, else
         # the path ends at the space, so the words after a path in prose stay.
         ("> C:\\Users\\Asus Laptop\\.local\\bin\\aider", "> ~\\.local\\bin\\aider"),
