@@ -38,7 +38,8 @@ def _spaced_user(separator: str) -> str:
 
 _SLASHED = _spaced_user("/")
 _ESCAPED = _spaced_user(r"\\/")
-_WINDOWS = _spaced_user("(?P=separator)")
+# A Windows path may change separators after the user name (`C:\\Users\\John Smith/proj`).
+_WINDOWS = _spaced_user("(?P=separator)|/")
 # Not inside a longer path or word (`/srv/home/x`, `~/home/x`); a JSON `\n`, `\t` or `\r`
 # escape right before the path is a line break, not part of a word; a diff header names an
 # absolute path after its `a/` or `b/` (`+++ b//home/x/…`), a URI after its scheme's `://`

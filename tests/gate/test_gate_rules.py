@@ -288,6 +288,11 @@ def test_a_configured_name_ending_a_json_string_never_breaks_the_json(
         # the path ends at the space, so the words after a path in prose stay.
         ("> C:\\Users\\Asus Laptop\\.local\\bin\\aider", "> ~\\.local\\bin\\aider"),
         ("cd /Users/Jo Ann Lee/src", "cd ~/src"),
+        # Windows takes either separator, and a path may change them after the user name.
+        ("C:\\Users\\John Smith/proj", "~/proj"),
+        ('"C:\\\\Users\\\\John Smith/proj"', '"~/proj"'),
+        ("C:/Users/John Smith/proj", "~/proj"),
+        ("C:\\Users\\bob/proj", "~/proj"),
         ('{"cwd": "C:\\\\Users\\\\John Smith\\\\proj"}', '{"cwd": "~\\\\proj"}'),
         ('{"cwd": "C:\\\\Users\\\\John Smith"}', '{"cwd": "~"}'),
         ("cd 'C:\\Users\\John Smith'", "cd '~'"),
