@@ -28,12 +28,15 @@ _SEP = r"(?:\\\\\\\\|\\\\|\\/|\\|/)"
 
 def _spaced_user(separator: str) -> str:
     """A user name that may hold spaces (`John Smith`: Windows allows it, and a macOS home
-    folder can be renamed so): taken
-    whole only when `separator` follows it (`C:\\Users\\John Smith\\proj`), or when the path is
-    a whole quoted string (`"C:\\Users\\John Smith"`); else it ends at its first space, so a
-    path in prose never takes the words after it (`C:\\Users\\bob and then` is `~ and then`)."""
-    spaced = rf"{_USER}(?:{_SPACE}{_NAME}){{1,3}}"
-    return rf"(?:{spaced}(?={separator}|(?(quote)\\?(?P=quote)|(?!)))|{_USER})"
+    folder can be renamed so): taken whole only when `separator` follows it
+    (`C:\\Users\\John Smith\\proj`), or when the path is a whole quoted string
+    (`"C:\\Users\\John Smith"`) and every word after the first starts with a capital or a
+    digit, as a name's do, where a quoted sentence's words do not (`"/Users/bob is here"` is
+    `"~ is here"`). Else the name ends at its first space, so a path in prose never takes
+    the words after it (`C:\\Users\\bob and then` is `~ and then`)."""
+    spaced = rf"(?:{_SPACE}{_NAME}){{1,3}}(?={separator})"
+    named = rf"(?:{_SPACE}(?![a-z]){_NAME}){{1,3}}(?=(?(quote)\\?(?P=quote)|(?!)))"
+    return rf"{_USER}(?:{spaced}|{named})?"
 
 
 _SLASHED = _spaced_user("/")

@@ -296,6 +296,14 @@ def test_a_configured_name_ending_a_json_string_never_breaks_the_json(
         ('{"cwd": "C:\\\\Users\\\\John Smith\\\\proj"}', '{"cwd": "~\\\\proj"}'),
         ('{"cwd": "C:\\\\Users\\\\John Smith"}', '{"cwd": "~"}'),
         ("cd 'C:\\Users\\John Smith'", "cd '~'"),
+        ("cd '/Users/Jo Ann 2'", "cd '~'"),
+        # A quoted sentence that starts with a home path keeps its words: a name's words after
+        # the first start with a capital or a digit.
+        ('{"msg": "/Users/bob is the user"}', '{"msg": "~ is the user"}'),
+        ('{"msg": "C:\\\\Users\\\\bob said it is"}', '{"msg": "~ said it is"}'),
+        ("'C:\\Users\\bob is Bob's folder'", "'~ is Bob's folder'"),
+        ('"cd \\"\\/Users\\/jo and more\\""', '"cd \\"~ and more\\""'),
+        ('"C:\\Users\\john smith"', '"~ smith"'),
         ('"cd \\"\\/Users\\/Jo Lee\\""', '"cd \\"~\\""'),
         ("C:\\Users\\bob and then", "~ and then"),
         ("C:\\Users\\John Smith", "~ Smith"),
