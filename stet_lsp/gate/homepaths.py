@@ -54,7 +54,9 @@ _WINDOWS = _spaced_user("(?P=separator)|/")
 # A relative path that climbs into a home folder (`../../Users/x/…`, `..\/home\/x`, and on
 # Windows `..\..\Users\x\…`, its `\` doubled or not) keeps its `../`: the folder becomes
 # `../../~/…`. A quote right before the path is remembered, for a user name with a space
-# that ends a whole quoted path (`_spaced_user`).
+# that ends a whole quoted path (`_spaced_user`). A `\` doubled before a Windows path's
+# `Users` is doubled after it too (or a `/` follows): in JSON, `C:\\Users\nls` is `C:\Users`,
+# a line break and `ls`, and no user's folder.
 _START = (
     r"(?:(?<![A-Za-z0-9_.~/\\\-])|(?<=\\[nrt])|(?<= [ab]/)|(?<=://)|(?<=:///)|(?<=://file)"
     r"|(?<=://file/)"
@@ -63,7 +65,9 @@ _START = (
 HOME_PATH = re.compile(
     r"""(?:(?<=(?P<quote>["']))|(?<!["']))"""
     rf"(?:{_START}(?:/home/{_USER}|/Users/{_SLASHED}|\\/home\\/{_USER}|\\/Users\\/{_ESCAPED})"
-    rf"|(?:{_START}[A-Za-z]:{_SEP}[Uu]|(?<=\.\.\\)U|(?<=\.\.\\\\)U|(?<=\.\.\\\\\\\\)U)"
+    rf"|(?:{_START}[A-Za-z]:(?:(?P<doubled>\\\\(?:\\\\)?)|\\/|\\|/)[Uu]"
+    r"(?(doubled)(?=sers(?:(?P=doubled)|/)))"
+    r"|(?<=\.\.\\)U|(?<=\.\.\\\\)U(?=sers(?:\\\\|/))|(?<=\.\.\\\\\\\\)U(?=sers(?:\\\\\\\\|/)))"
     rf"sers(?P<separator>{_SEP}){_WINDOWS}"
     rf"|(?<=\.\./)(?:home/{_USER}|Users/{_SLASHED})"
     rf"|(?<=\.\.\\/)(?:home\\/{_USER}|Users\\/{_ESCAPED}))"

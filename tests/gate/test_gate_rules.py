@@ -284,6 +284,11 @@ def test_a_configured_name_ending_a_json_string_never_breaks_the_json(
         ("..\\..\\Users\\Shared\\x stays", "..\\..\\Users\\Shared\\x stays"),
         (".\\Users\\bob\\x stays", ".\\Users\\bob\\x stays"),
         ("..\\users\\views.py stays", "..\\users\\views.py stays"),
+        # A `\\` doubled before `Users` is doubled after it: a lone `\\` there starts a JSON
+        # escape (`C:\\Users`, then a line break), not a user's folder.
+        ('"cd C:\\\\Users\\nls stays"', '"cd C:\\\\Users\\nls stays"'),
+        ('"..\\\\..\\\\Users\\nls stays"', '"..\\\\..\\\\Users\\nls stays"'),
+        ("'C:\\\\Users\\\\bob' and C:/Users\\cy", "'~' and ~"),
         # A user name with a space: whole before a separator or ending a quoted path, else
         # the path ends at the space, so the words after a path in prose stay.
         ("> C:\\Users\\Asus Laptop\\.local\\bin\\aider", "> ~\\.local\\bin\\aider"),
