@@ -961,6 +961,67 @@ def test_token_counts_become_one_usage_per_request(tmp_path: Path) -> None:
     assert all(u.cost_usd is None and u.cache_write_tokens == 0 for u in usages)
 
 
+def test_a_usage_record_is_its_request_usage_and_the_token_count_after_it_a_repeat(
+    tmp_path: Path,
+) -> None:
+    """Codex 0.15x writes each model response's usage as a `token_usage_record` (seen in
+    rollouts of September 2026), then a token_count of the same figures; a request of its own
+    (a classifier's) gets the record alone. Each record was a raw event of an unknown type, and
+    the classifier's tokens were counted nowhere."""
+
+    def usage(tokens: int, cached: int, output: int) -> dict[str, int]:
+        return {
+            "input_tokens": tokens,
+            "cached_input_tokens": cached,
+            "cache_write_input_tokens": 0,
+            "output_tokens": output,
+            "reasoning_output_tokens": 0,
+            "total_tokens": tokens + output,
+        }
+
+    def usage_record(response: str, figures: dict[str, int]) -> dict[str, Any]:
+        return record(
+            "token_usage_record",
+            {
+                "thread_id": SESSION,
+                "turn_id": "turn-1",
+                "root_turn_id": "turn-1",
+                "response_id": response,
+                "usage": figures,
+                "turn_token_usage": figures,
+                "thread_token_usage": figures,
+            },
+        )
+
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            turn_context("gpt-5.5"),
+            usage_record("resp-1", usage(5000, 4000, 500)),
+            token_count((5000, 4000, 500), (5000, 4000, 500)),
+            usage_record("classifier-response", usage(12, 0, 5)),
+            usage_record("resp-2", usage(6000, 5000, 100)),
+            token_count((6000, 5000, 100), (11000, 9000, 600)),
+            record("token_usage_record", {"response_id": "resp-3"}),
+        ],
+    )
+    assert [
+        (u.model, u.input_tokens, u.cache_read_tokens, u.output_tokens, u.source.line)
+        for u in of(session, Usage)
+    ] == [
+        ("gpt-5.5", 1000, 4000, 500, 3),
+        ("gpt-5.5", 12, 0, 5, 5),
+        ("gpt-5.5", 1000, 5000, 100, 6),
+    ]
+    assert session.dropped == {"repeated_event": 2}
+    (unread,) = of(session, RawEvent)
+    assert (unread.reason, unread.source.line) == (
+        "token usage record whose usage cannot be read",
+        8,
+    )
+
+
 def test_token_counts_past_what_a_run_reports_are_no_figures(tmp_path: Path) -> None:
     """A count past 2**63 (10**400: no float holds it) is read as none, never an error."""
     session = parse(

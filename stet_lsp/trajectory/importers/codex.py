@@ -27,7 +27,8 @@ Each line is one record `{"timestamp", "type", "payload"}`:
 * `event_msg`: the UI's event stream. `user_message`, `agent_message` and `agent_reasoning`
   repeat response items (they are used only for what the response items lack); `token_count`
   carries the usage of the last model request (`info.last_token_usage`, repeated while
-  `info.total_token_usage` stays the same), or only the account's rate limits (`info` null);
+  `info.total_token_usage` stays the same, or following the `token_usage_record` of the same
+  figures), or only the account's rate limits (`info` null);
   `patch_apply_end` says whether a patch applied and may carry the applied changes with diffs
   against the real files; `exec_command_end` and `mcp_tool_call_end` repeat tool outputs with
   their exit status; `turn_aborted` and `error`; `thread_name_updated` (the thread named or
@@ -57,6 +58,8 @@ Each line is one record `{"timestamp", "type", "payload"}`:
   one (a subagent's turn ended) and one whose call is not here stay raw.
 * `compacted`: a context compaction, its summary in `message` (empty for a server-side
   compaction, whose summary is opaque).
+* `token_usage_record` (0.15x): the usage of one model response (`usage`), the harness's own
+  requests (a classifier's) included, which get no token_count.
 
 Rollouts written before `session_meta` existed (Codex CLI of early to mid 2025) start with a
 bare header `{"id", "timestamp", "instructions", "git"?}` followed by bare response items (no
@@ -405,6 +408,8 @@ class _Reader:
         self.cwd = text_field((facts.meta or {}).get("cwd"))
         self.calls: set[str] = set()
         self.last_total: Any = None
+        # The figures of the last `token_usage_record`, which the token_count after it repeats.
+        self.recorded_usage: tuple[int, int, int, int] | None = None
         self.inherited_line: int | None = None  # see codex_threads.Copy
         self.turn = 0
         self.copies: Counter[tuple[int, str]] = Counter()
@@ -926,10 +931,24 @@ class _Reader:
         else:
             self.session.dropped["rate_limits"] += 1  # the account's rate limits only
             return
-        input_tokens = _count(usage, "input_tokens")
-        cached = min(_count(usage, "cached_input_tokens"), input_tokens)
-        written = min(_count(usage, "cache_write_input_tokens"), input_tokens - cached)
-        output_tokens = _count(usage, "output_tokens")
+        recorded, self.recorded_usage = self.recorded_usage, None
+        if recorded is not None and _figures(usage) == recorded:
+            self.session.dropped["repeated_event"] += 1  # the request's usage record said it
+            return
+        self.usage(usage)
+
+    def on_token_usage_record(self, record: Record) -> None:
+        """The usage of one model response (Codex 0.15x), written before the token_count
+        that repeats it; a request of the harness's own (a classifier's) has no token_count."""
+        usage = record.get("usage")
+        if not isinstance(usage, dict):
+            self.raw("token usage record whose usage cannot be read")
+            return
+        self.recorded_usage = _figures(usage)
+        self.usage(usage)
+
+    def usage(self, usage: Any) -> None:
+        input_tokens, cached, written, output_tokens = _figures(usage)
         if input_tokens or output_tokens:
             self.emit(
                 Usage,
@@ -1012,6 +1031,7 @@ _RECORD_HANDLERS = {
     "compacted": _Reader.on_compacted,
     "response_item": _Reader.on_response_item,
     "event_msg": _Reader.on_event_msg,
+    "token_usage_record": _Reader.on_token_usage_record,
 }
 _ITEM_HANDLERS = {
     "message": _Reader.message,
@@ -1191,6 +1211,15 @@ def _mcp_failed(result: Any) -> bool:
 
 def _count(usage: Any, key: str) -> int:
     return whole_count(usage.get(key) if isinstance(usage, dict) else None) or 0
+
+
+def _figures(usage: Any) -> tuple[int, int, int, int]:
+    """A usage's input tokens (the cached and cache-written among them), cache reads, cache
+    writes and output tokens."""
+    input_tokens = _count(usage, "input_tokens")
+    cached = min(_count(usage, "cached_input_tokens"), input_tokens)
+    written = min(_count(usage, "cache_write_input_tokens"), input_tokens - cached)
+    return input_tokens, cached, written, _count(usage, "output_tokens")
 
 
 def _difference(total: Any, previous: Any) -> dict[str, int]:

@@ -12,7 +12,14 @@ from stet_lsp.core.jsonread import value_or_none
 Record = dict[str, Any]
 
 ROLLOUT_TYPES = frozenset(
-    {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
+    {
+        "session_meta",
+        "response_item",
+        "event_msg",
+        "turn_context",
+        "compacted",
+        "token_usage_record",
+    }
 )
 # Response item types a legacy rollout holds bare (and the current format wraps in `payload`).
 RESPONSE_ITEM_TYPES = frozenset(
