@@ -2322,7 +2322,26 @@ def test_bookkeeping_records_of_multi_agent_rollouts_are_kept_as_what_they_are(
             "internal_chat_message_metadata_passthrough": {"turn_id": "t1"},
         }
     )
-    session = parse(tmp_path, [meta(), world, trigger, between, changed])
+    # The top-level form of a message between agents, and the tools the harness adds to a
+    # session (openai/codex, codex-rs/rollout/src/policy.rs, persists both).
+    legacy = record(
+        "inter_agent_communication",
+        {
+            "author": "/root/worker",
+            "recipient": "/root",
+            "other_recipients": [],
+            "content": "tests pass",
+            "trigger_turn": True,
+        },
+    )
+    tools = item(
+        {
+            "type": "additional_tools",
+            "role": "developer",
+            "tools": [{"type": "function", "name": "lookup", "parameters": {}}],
+        }
+    )
+    session = parse(tmp_path, [meta(), world, trigger, between, changed, legacy, tools])
     raws = of(session, RawEvent)
     assert [(r.source.line, r.reason) for r in raws] == [
         (
@@ -2337,6 +2356,8 @@ def test_bookkeeping_records_of_multi_agent_rollouts_are_kept_as_what_they_are(
             "the harness state the model is shown (instructions, environment, permissions, "
             "model), whole or changed",
         ),
+        (6, "message between agents (a multi-agent thread's author to recipient)"),
+        (7, "tools the harness gave the model during the session (their definitions)"),
     ]
     assert raws[0].record == world
 

@@ -159,6 +159,9 @@ _KEPT_RECORDS = {
     "permissions, model), whole or changed",
     "inter_agent_communication_metadata": "whether the message from another agent that "
     "follows starts a turn",
+    # Earlier multi-agent rollouts' form of the `agent_message` response item.
+    "inter_agent_communication": "message between agents (a multi-agent thread's author to "
+    "recipient)",
 }
 _ROLE_KINDS = {"user": "user", "assistant": "agent"}
 _TURN_STARTS = frozenset({"task_started", "turn_started"})
@@ -532,7 +535,9 @@ class _Reader:
         elif kind in _OPAQUE_COMPACTIONS:
             self.session.dropped["opaque_compaction"] += 1
         elif kind == "agent_message":
-            self.raw("message between agents (a multi-agent thread's author to recipient)")
+            self.raw(_KEPT_RECORDS["inter_agent_communication"])
+        elif kind == "additional_tools":
+            self.raw("tools the harness gave the model during the session (their definitions)")
         else:
             self.raw(f"unknown response_item type {kind!r}")
 
