@@ -2469,6 +2469,11 @@ def second_prompt_then(tmp_path: Path, *inserted: dict[str, Any]) -> ParsedSessi
         '<external_calendar>{"next": "standup at 10:00"}</external_calendar>',
         '<codex_internal_context source="goal">\nShip the fix.\n</codex_internal_context>',
         "<subagents>\n- reviewer: idle\n</subagents>",
+        # What /review hands the thread when its reviewer is done (Codex's
+        # codex-rs/core/templates/review/exit_success.xml, sent with the user's role).
+        "<user_action>\n  <context>User initiated a review task. Here's the full review output"
+        " from reviewer model.</context>\n  <action>review</action>\n  <results>\n  Looks"
+        " right.\n  </results>\n  </user_action>",
         "Warning: apply_patch was requested via exec_command. Use the apply_patch tool instead"
         " of exec_command.",
     ],

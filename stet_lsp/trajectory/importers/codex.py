@@ -217,7 +217,8 @@ _PATCH_END = "*** End Patch"
 # Texts Codex sends with the user's role around a request: instructions and environment, a
 # skill's text, the marker of an interrupted turn, a subagent's notice, a hook's prompt (a
 # Stop hook sending the agent back to work), context an app or a connector adds
-# (`<external_calendar>`), and warnings of its own. None is a prompt, nor (as Codex counts
+# (`<external_calendar>`), a review's findings handed to the thread (`<user_action>`, from
+# /review), and warnings of its own. None is a prompt, nor (as Codex counts
 # them for a rollback) a user turn.
 HARNESS_TEXTS = (
     "<environment_context>",
@@ -236,6 +237,7 @@ HARNESS_TEXTS = (
     "<codex_internal_context",
     "<goal_context>",
     "<recommended_plugins>",
+    "<user_action>",
     "Warning: The maximum number of unified exec processes you can keep open is",
     "Warning: apply_patch was requested via exec_command. Use the apply_patch tool instead",
     "Warning: Your account was flagged for potentially high-risk cyber activity",
