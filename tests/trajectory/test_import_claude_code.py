@@ -1987,6 +1987,30 @@ def test_mode_and_worktree_state_records_are_kept_as_what_they_are(tmp_path: Pat
     assert raws[1].record == entered
 
 
+def test_a_published_page_record_is_kept_as_what_it_is(tmp_path: Path) -> None:
+    """Claude Code 2.1.19x writes a `frame-link` record after the Artifact tool published a
+    page: its path, the address it is shown at and its title. It came out as a raw event of
+    an unknown record type, and a file that starts with one was not recognised."""
+    link = {
+        "type": "frame-link",
+        "sessionId": SID,
+        "path": "/work/app/report.html",
+        "frameUrl": "https://claude.ai/code/artifact/11111111-2222-3333-4444-555555555555",
+        "title": "Flaky tests",
+        "timestamp": "2026-07-02T10:00:02.500Z",
+    }
+    assert IMPORTER.sniff(json.dumps(link) + "\n")
+    path = write(
+        tmp_path / f"{SID}.jsonl", [user("u1", None, "publish it", "2026-07-02T10:00:00Z"), link]
+    )
+    (raw,) = of(IMPORTER.parse(path).events, RawEvent)
+    assert (raw.source.line, raw.reason, raw.record) == (
+        2,
+        "page the session published (an artifact) and the address it is shown at",
+        link,
+    )
+
+
 def another_session_then_own(origin: str) -> tuple[list[Any], list[Any]]:
     """The records of session `origin` (a request, a Write and its result) that a branched or
     forked session's file starts with, and that session's own (a request, a Write)."""

@@ -36,6 +36,7 @@ One JSON object a line, appended as the session runs. The records, by `type`:
   `dequeue` when it is sent as a prompt of its own, a `popAll` when it goes back to the
   input box), `last-prompt`,
   `permission-mode`, `pr-link` (a pull request the session created or was linked to),
+  `frame-link` (a page the Artifact tool published: its `path`, `frameUrl` and `title`),
   `teleported-from` (the first record of a session brought over from Claude Code on the web:
   `remoteSessionId`, `branch`, `messageCount`; alone in the file when nothing followed).
 * `file-history-snapshot` and (later 2.1 builds) `file-history-delta`: the backups kept for
@@ -157,6 +158,7 @@ _RECORD_TYPES = frozenset(
         "teleported-from",
         "mode",
         "worktree-state",
+        "frame-link",
     }
 )
 _LEADING_TYPE = re.compile(r'\{\s*"type"\s*:\s*"([a-z-]+)"')
@@ -182,6 +184,7 @@ _KEPT_RECORDS = {
     "teleported-from": "session teleported from Claude Code on the web",
     "mode": "session mode",
     "worktree-state": "git worktree the session works in (null once it left it)",
+    "frame-link": "page the session published (an artifact) and the address it is shown at",
 }
 
 _SPAWN_TOOLS = frozenset({"Task", "Agent"})
