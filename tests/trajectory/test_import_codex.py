@@ -1003,7 +1003,11 @@ def test_a_usage_record_is_its_request_usage_and_the_token_count_after_it_a_repe
             usage_record("classifier-response", usage(12, 0, 5)),
             usage_record("resp-2", usage(6000, 5000, 100)),
             token_count((6000, 5000, 100), (11000, 9000, 600)),
-            record("token_usage_record", {"response_id": "resp-3"}),
+            # A response's record, then the classifier's, then the response's count.
+            usage_record("resp-3", usage(7000, 6000, 50)),
+            usage_record("classifier-response-2", usage(14, 0, 6)),
+            token_count((7000, 6000, 50), (18000, 15000, 650)),
+            record("token_usage_record", {"response_id": "resp-4"}),
         ],
     )
     assert [
@@ -1013,12 +1017,14 @@ def test_a_usage_record_is_its_request_usage_and_the_token_count_after_it_a_repe
         ("gpt-5.5", 1000, 4000, 500, 3),
         ("gpt-5.5", 12, 0, 5, 5),
         ("gpt-5.5", 1000, 5000, 100, 6),
+        ("gpt-5.5", 1000, 6000, 50, 8),
+        ("gpt-5.5", 14, 0, 6, 9),
     ]
-    assert session.dropped == {"repeated_event": 2}
+    assert session.dropped == {"repeated_event": 3}
     (unread,) = of(session, RawEvent)
     assert (unread.reason, unread.source.line) == (
         "token usage record whose usage cannot be read",
-        8,
+        11,
     )
 
 

@@ -413,8 +413,9 @@ class _Reader:
         self.cwd = text_field((facts.meta or {}).get("cwd"))
         self.calls: set[str] = set()
         self.last_total: Any = None
-        # The figures of the last `token_usage_record`, which the token_count after it repeats.
-        self.recorded_usage: tuple[int, int, int, int] | None = None
+        # The figures of the `token_usage_record`s no token_count has repeated yet (a request
+        # of the harness's own, written between a response's record and its count, gets none).
+        self.recorded_usage: Counter[tuple[int, int, int, int]] = Counter()
         self.inherited_line: int | None = None  # see codex_threads.Copy
         self.turn = 0
         self.copies: Counter[tuple[int, str]] = Counter()
@@ -938,8 +939,9 @@ class _Reader:
         else:
             self.session.dropped["rate_limits"] += 1  # the account's rate limits only
             return
-        recorded, self.recorded_usage = self.recorded_usage, None
-        if recorded is not None and _figures(usage) == recorded:
+        figures = _figures(usage)
+        if self.recorded_usage[figures]:
+            self.recorded_usage[figures] -= 1
             self.session.dropped["repeated_event"] += 1  # the request's usage record said it
             return
         self.usage(usage)
@@ -951,7 +953,7 @@ class _Reader:
         if not isinstance(usage, dict):
             self.raw("token usage record whose usage cannot be read")
             return
-        self.recorded_usage = _figures(usage)
+        self.recorded_usage[_figures(usage)] += 1
         self.usage(usage)
 
     def usage(self, usage: Any) -> None:
