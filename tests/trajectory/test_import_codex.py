@@ -2496,6 +2496,62 @@ def test_text_the_harness_inserts_is_no_user_turn(tmp_path: Path, inserted: str)
     ]
 
 
+def test_a_review_is_its_start_its_findings_and_the_reply_that_sums_them_up(
+    tmp_path: Path,
+) -> None:
+    """/review (openai/codex, codex-rs/core/src/tasks/review.rs) writes `entered_review_mode`
+    (what it reviews), then, when its reviewer is done, the findings as a `<user_action>`
+    message with the user's role, `exited_review_mode` (the findings) and the reply that sums
+    them up. Both events came out as raw events "not translated"; the message was a prompt."""
+    findings = {
+        "findings": [
+            {
+                "title": "[P1] Unchecked index",
+                "body": "items[0] fails on an empty list.",
+                "confidence_score": 0.8,
+                "priority": 1,
+                "code_location": {
+                    "absolute_file_path": "/home/dev/shop/cart.py",
+                    "line_range": {"start": 12, "end": 12},
+                },
+            }
+        ],
+        "overall_correctness": "patch is incorrect",
+        "overall_explanation": "One crash on an empty cart.",
+        "overall_confidence_score": 0.8,
+    }
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            message("user", "add the cart total"),
+            message("assistant", "Done."),
+            event(
+                {
+                    "type": "entered_review_mode",
+                    "target": {"type": "uncommittedChanges"},
+                    "user_facing_hint": "current changes",
+                }
+            ),
+            message(
+                "user",
+                "<user_action>\n  <context>User initiated a review task.</context>\n"
+                "  <action>review</action>\n  <results>\n  One crash on an empty cart.\n"
+                "  </results>\n  </user_action>",
+            ),
+            event({"type": "exited_review_mode", "review_output": findings}),
+            message("assistant", "The review found one crash on an empty cart."),
+        ],
+    )
+    assert [m.text for m in of(session, UserMessage)] == ["add the cart total"]
+    assert [(r.source.line, r.reason) for r in of(session, RawEvent)] == [
+        (4, "review the user started (/review): what it reviews"),
+        (5, "harness text sent as a user message (instructions, environment, a skill, a notice)"),
+        (6, "the review's findings (or none: it was interrupted)"),
+    ]
+    assert [m.text for m in of(session, AgentMessage)][-1].startswith("The review found")
+
+
 def test_harness_text_is_told_in_any_part_and_any_case(tmp_path: Path) -> None:
     """Codex drops a user message from the user's turns when any of its parts is harness
     text, the tag read whatever its case: so does the importer (raw events, no turn)."""

@@ -32,9 +32,10 @@ Each line is one record `{"timestamp", "type", "payload"}`:
   `patch_apply_end` says whether a patch applied and may carry the applied changes with diffs
   against the real files; `exec_command_end` and `mcp_tool_call_end` repeat tool outputs with
   their exit status; `turn_aborted` and `error`; `thread_name_updated` (the thread named or
-  renamed: kept raw each time, the last name the session's title). A copy of another record
-  (a message, a reasoning, a tool's end, a token count of the same total) is counted in
-  `dropped.repeated_event`, a turn's start or end (`task_started`, `task_complete`) in
+  renamed: kept raw each time, the last name the session's title); `entered_review_mode` and
+  `exited_review_mode` (a /review: what it reviews, its findings; kept raw). A copy of
+  another record (a message, a reasoning, a tool's end, a token count of the same total) is
+  counted in `dropped.repeated_event`, a turn's start or end (`task_started`, `task_complete`) in
   `dropped.turn_marker`, a token count of rate limits only in `dropped.rate_limits`; a token
   count whose usage cannot be read, and the end of a patch whose call the rollout does not
   hold that applied nothing, are kept raw.
@@ -195,6 +196,13 @@ _REPEATING_EVENTS = frozenset(
         "dynamic_tool_call_response",
     }
 )
+# A review the user started with /review, which a reviewer of its own runs: where it starts,
+# and its findings where it ends (the thread then holds them as a harness text, `<user_action>`,
+# and the reply that sums them up).
+_REVIEW_EVENTS = {
+    "entered_review_mode": "review the user started (/review): what it reviews",
+    "exited_review_mode": "the review's findings (or none: it was interrupted)",
+}
 # Turn items (item_completed) that repeat a message, by what their texts are noted as.
 _TURN_ITEM_TEXTS = {"usermessage": "user", "agentmessage": "agent", "reasoning": "reasoning"}
 # Turn items of a tool call, whose id is the call's.
@@ -560,6 +568,8 @@ class _Reader:
         elif kind == "thread_name_updated":
             # Each name the thread was given is kept; the last one is the session's title.
             self.raw("the thread's new name (the session's title is the last one given)")
+        elif kind in _REVIEW_EVENTS:
+            self.raw(_REVIEW_EVENTS[kind])
         else:
             self.raw(f"event_msg of type {kind!r} is not translated")
 
