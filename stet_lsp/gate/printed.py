@@ -13,22 +13,29 @@ from stet_lsp.gate.config import GateConfig
 from stet_lsp.gate.findings import Finding
 from stet_lsp.gate.scan import scan_text
 
-# Where a shell runs one command after another: a new line, `;`, `&&`, `||` (kept, to know
-# what ran a command only when the one before it succeeded or failed).
-_COMMAND_BREAK = re.compile(r"(\n|;|&&|\|\|)")
+# What the shell reads past when it looks for where a command ends: a quoted string, an
+# escaped character (a line's `\` before its new line too), a comment, `$(…)` or `(…)`
+# (their `;` and lines are theirs), and the new line, `;`, `&&` or `||` that ends a command
+# (kept, to know what ran a command only when the one before it succeeded or failed).
+_SHELL_TOKEN = re.compile(
+    r"'[^']*'|\"[^\"\\]*(?:\\.[^\"\\]*)*\"|`[^`\\]*(?:\\.[^`\\]*)*`|\\.|(?<![^\s;&|()])#[^\n]*"
+    r"|(?P<open>\$?\()|(?P<close>\))|(?P<end>\n|;|&&|\|\|)|(?P<unclosed>['\"`])",
+    re.DOTALL,
+)
 # Commands that print nothing: a comment, a change of folder, a variable set or exported
 # (`export DB_PASSWORD="$(op read …)"` keeps what it read), a shell option, a test
 # (`test -f x`, `[ -n "$X" ]`, `true`), what changes files or the shell quietly (`mkdir -p`,
 # `eval $(op signin)`, `source ./env.sh`, `sleep 1`), and a command whose output goes to a
 # file (`make > build.log`). Any other command may print lines of its own.
 _SILENT = re.compile(
-    r"(?:#|cd(?:\s|$)|export\s|unset\s|set\s+[-+]|[A-Za-z_]\w*=\S*$"
+    r"(?:#|cd(?:\s|$)|export\s|unset\s|set\s+[-+]|[A-Za-z_]\w*=(?:[^\s\"']|\"[^\"]*\"|'[^']*')*$"
     r"|(?:test|\[\[?)\s[^>|]*$|(?:true|false|:)(?:\s|$)"
     r"|(?:mkdir|touch|chmod|chown|cp|mv|rm|ln|sleep|eval|source|\.|wait|umask|trap|shopt)\s"
     r"|[^|]*(?:^|\s)(?:&>|1?>>?)(?!&)[^|]*$)|$"
 )
-# `echo` of words and variables, no flag and no command's output: one line, not a value.
-_ONE_LINE = re.compile(r"echo(?:\s+(?!-)(?:[^`$]|\$(?!\())*)?$")
+# `echo` of words and variables, no flag, no command's output and no new line in quotes: one
+# line, not a value.
+_ONE_LINE = re.compile(r"echo(?:\s+(?!-)(?:[^`$\n]|\$(?!\())*)?$")
 # What sends an `echo`'s line elsewhere or to a command that may print none (`> file`,
 # `>&2`, `| grep …`): it prints a line, or none.
 _ELSEWHERE = re.compile(r"[>|]")
@@ -64,7 +71,7 @@ def printed_secrets(
     # The output's lines the commands so far printed: the echoes' that surely did, those
     # that may have, and the printing commands'; and the lines shown already.
     echoed = maybe = paired = taken = 0
-    parts = _COMMAND_BREAK.split(command)
+    parts = _commands(command)
     for index in range(0, len(parts), 2):
         whole = parts[index].strip()
         part = whole[-_SHOWN_COMMAND:]  # what is shown; what kind of command, from all of it
@@ -72,7 +79,9 @@ def printed_secrets(
         last = min(echoed + maybe + paired, len(lines) - 1)
         if first > last or last - first >= _CANDIDATES:
             break
-        if PRINTED_SECRET.pattern.search(part + _PROBE) is not None:
+        # Read on its last line: a line in quotes before it (`git commit -m "op read …\n…"`)
+        # is no command of its own.
+        if PRINTED_SECRET.pattern.search(part.rsplit("\n", 1)[-1] + _PROBE) is not None:
             # Each printing command prints its value on a line of its own, in order: each
             # line it may have printed is shown once, after it.
             for line in lines[max(first, taken) : last + 1]:
@@ -105,3 +114,23 @@ def printed_secrets(
         if finding.rule == PRINTED_SECRET.name and at >= 0 and finding.offset < values[at][1]:
             found.setdefault(text[finding.offset : finding.end_offset], finding)
     return (text, list(found.values())) if found else None
+
+
+def _commands(command: str) -> list[str]:
+    """The commands a shell runs one after another, each followed by what ends it (as
+    `re.split` with a group gives them): a `;` or a new line inside quotes, a comment or
+    `$(…)` ends none. A quote never closed holds the rest, as the shell would read it."""
+    parts: list[str] = []
+    start = depth = 0
+    for token in _SHELL_TOKEN.finditer(command):
+        if token.group("unclosed") is not None:
+            break
+        if token.group("open") is not None:
+            depth += 1
+        elif token.group("close") is not None:
+            depth = max(0, depth - 1)
+        elif token.group("end") is not None and depth == 0:
+            parts += (command[start : token.start()], token.group())
+            start = token.end()
+    parts.append(command[start:])
+    return parts

@@ -198,3 +198,63 @@ def test_a_long_quiet_command_is_known_by_its_start(command: str) -> None:
     assert found is not None
     text, findings = found
     assert [text[f.offset : f.end_offset] for f in findings] == ["Xk9mQ2vLp8rT4wZ"]
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "values"),
+    [
+        (
+            'echo "user;name:"; op read op://v/i/p',
+            "user;name:\nXk9mQ2vLp8rT4wZ\n",
+            ["Xk9mQ2vLp8rT4wZ"],
+        ),
+        ("echo 'a && b:' && op read op://v/i/p", "a && b:\nXk9mQ2vLp8rT4wZ\n", ["Xk9mQ2vLp8rT4wZ"]),
+        (
+            'MSG="hi; there"; echo "a;b"; op read op://v/i/p',
+            "a;b\nXk9mQ2vLp8rT4wZ\n",
+            ["Xk9mQ2vLp8rT4wZ"],
+        ),
+        (
+            'DIR="$(cd app; pwd)"; echo user:\nop read op://v/i/p',
+            "user:\nXk9mQ2vLp8rT4wZ\n",
+            ["Xk9mQ2vLp8rT4wZ"],
+        ),
+        (
+            "# don't print; it\necho user:; op read op://v/i/p",
+            "user:\nXk9mQ2vLp8rT4wZ\n",
+            ["Xk9mQ2vLp8rT4wZ"],
+        ),
+        (
+            ': "one\nls; two"; op read op://v/i/p; op read op://v/i/token',
+            "Xk9mQ2vLp8rT4wZ\nZt4kWq9Lm2Xp\n",
+            ["Xk9mQ2vLp8rT4wZ", "Zt4kWq9Lm2Xp"],
+        ),
+    ],
+)
+def test_a_command_break_in_quotes_ends_no_command(
+    command: str, output: str, values: list[str]
+) -> None:
+    """A `;`, `&&` or new line in quotes, in `$(…)` or in a comment ends no command: the
+    command holding it is one, and what kind it is is read from all of it."""
+    found = printed_secrets(command, output, GateConfig())
+    assert found is not None
+    text, findings = found
+    assert [text[f.offset : f.end_offset] for f in findings] == values
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        # a new line in quotes: the echo prints two lines, or more
+        ('echo "user:\nls"; op read op://v/i/p', "user:\nls\nXk9mQ2vLp8rT4wZ\n"),
+        # the printing command's name in a message, a value on the message's next line
+        (
+            'git commit -m "op read op://v/i/p\nQx7Vt9Lm2Rk4Zp8W"; ls',
+            "[main 1a2b3c] done\nQx7Vt9Lm2Rk4Zp8W\n",
+        ),
+    ],
+)
+def test_a_line_in_quotes_is_no_command_of_its_own(command: str, output: str) -> None:
+    found = printed_secrets(command, output, GateConfig())
+    values = [] if found is None else [found[0][f.offset : f.end_offset] for f in found[1]]
+    assert "Qx7Vt9Lm2Rk4Zp8W" not in values and "ls" not in values

@@ -1076,6 +1076,28 @@ def test_a_value_printed_after_an_echo_that_printed_no_line_is_redacted(
 @pytest.mark.parametrize(
     ("command", "output"),
     [
+        ('echo "user;name:"; op read op://Private/db/password', "user;name:\nXk9mQ2vLp8rT4wZ\n"),
+        ("# don't; print\necho db: && op read op://Private/db/password", "db:\nXk9mQ2vLp8rT4wZ\n"),
+    ],
+)
+def test_a_value_printed_among_other_lines_is_redacted(
+    root: Path, tmp_path: Path, command: str, output: str
+) -> None:
+    """The lines other commands of the call printed stand before or after the value: it is
+    told from them by the commands (a `;` in quotes or a comment ends none) and redacted,
+    they stay."""
+    session = Claude(SESSION_A, root).user("Read the password.")
+    session.tool("toolu_1", "Bash", {"command": command}, output)
+    import_transcript(target_of(root), session.save(tmp_path / f"{SESSION_A}.jsonl"))
+
+    (result,) = of(events_of(root), ToolResult)
+    assert result.output == output.replace("Xk9mQ2vLp8rT4wZ", "[REDACTED:printed-secret#1]")
+    assert meta_of(root)["redaction"] == {"printed-secret": 1}
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
         ("op read op://Private/db/password > .env.local", "Xk9mQ2vLp8rT4wZ"),
         ("op read op://Private/db/password | wc -c", "      16"),
         ('export PGPASSWORD="$(op read op://Private/db/password)"', "Xk9mQ2vLp8rT4wZ"),
