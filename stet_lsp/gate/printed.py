@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterable
 
 from stet_lsp.gate.config import GateConfig
 from stet_lsp.gate.findings import Finding
@@ -15,11 +16,14 @@ from stet_lsp.gate.scan import scan_text
 
 # What the shell reads past when it looks for where a command ends: a quoted string, an
 # escaped character (a line's `\` before its new line too), a comment, `$(…)` or `(…)`
-# (their `;` and lines are theirs), and the new line, `;`, `&&` or `||` that ends a command
-# (kept, to know what ran a command only when the one before it succeeded or failed).
+# (their `;` and lines are theirs), and the new line, `;`, `&&`, `||` or `&` (not `2>&1`,
+# `&>`, `|&`) that ends a command (kept, to know what ran a command only when the one
+# before it succeeded or failed, and what runs in the background).
 _SHELL_TOKEN = re.compile(
-    r"'[^']*'|\"[^\"\\]*(?:\\.[^\"\\]*)*\"|`[^`\\]*(?:\\.[^`\\]*)*`|\\.|(?<![^\s;&|()])#[^\n]*"
-    r"|(?P<open>\$?\()|(?P<close>\))|(?P<end>\n|;|&&|\|\|)|(?P<unclosed>['\"`])",
+    # (the first characters any of them starts with, up front, let the search skip the rest)
+    r"(?=[\n;&|'\"`\\#()$])"
+    r"(?:'[^']*'|\"[^\"\\]*(?:\\.[^\"\\]*)*\"|`[^`\\]*(?:\\.[^`\\]*)*`|\\.|#(?<![^\s;&|()]#)[^\n]*"
+    r"|(?P<open>\$?\()|(?P<close>\))|(?P<end>\n|;|&&|\|\||&(?<![<>|]&)(?!>))|(?P<unclosed>['\"`]))",
     re.DOTALL,
 )
 # Commands that print nothing: a comment, a change of folder, a variable set or exported
@@ -39,6 +43,15 @@ _ONE_LINE = re.compile(r"echo(?:\s+(?!-)(?:[^`$\n]|\$(?!\())*)?$")
 # What sends an `echo`'s line elsewhere or to a command that may print none (`> file`,
 # `>&2`, `| grep …`): it prints a line, or none.
 _ELSEWHERE = re.compile(r"[>|]")
+# What a command prints, as far as the pairing knows.
+_VALUE, _LINE, _MAYBE_LINE, _NOTHING, _LINES, _ASIDE = (
+    "value",
+    "line",
+    "line or none",
+    "nothing",
+    "lines",
+    "lines at any time",
+)
 # What stands in for a printed value when asking whether a command prints one.
 _PROBE = "\nPr0beValue\n"
 # The most lines of the output one printing command may have printed, as far as the pairing
@@ -51,61 +64,55 @@ _SHOWN_COMMAND = 2048
 
 
 def printed_secrets(
-    command: str, output: str, config: GateConfig
+    command: str, output: str, config: GateConfig, *, succeeded: bool = True
 ) -> tuple[str, list[Finding]] | None:
     """The text a terminal would show (each printing command, then the line of the output
-    it printed, or each it may have; then the command's last line and the output's first)
-    and the secrets found in it as what `command` printed; None when there are none."""
+    it printed, or each it may have) and the secrets found in it as what `command` printed;
+    None when there are none. The lines are counted from the output's start and, when the
+    call `succeeded`, from its end too."""
     # The rules' modules load each other (rules.py first): through `scan`, loaded above.
     from stet_lsp.gate.rules_generic import PRINTED_SECRET, PRINTING_COMMANDS
 
     if not any(anchor in command for anchor in PRINTING_COMMANDS):
         return None
-    printed = output.lstrip("\r\n")
-    # Blank lines an `echo` may have printed before the first that holds anything.
-    blank = output[: len(output) - len(printed)].count("\n")
-    lines = printed.split("\n")
+    lines = output.split("\n")
+    # The lines that hold anything, and the blank ones around them an `echo` may have
+    # printed (the new line that ends the last line is none).
+    head = 0
+    while head < len(lines) and not lines[head].strip("\r"):
+        head += 1
+    end = len(lines)
+    while end > head and not lines[end - 1].strip("\r"):
+        end -= 1
+    trailing = max(0, len(lines) - end - output.endswith("\n"))
+    parts = _commands(command)
+    shown_parts = [parts[index].strip()[-_SHOWN_COMMAND:] for index in range(0, len(parts), 2)]
+    kinds = _Kinds(parts)
+    forwards = _paired(kinds, range(len(kinds)), end - head, head)
+    pairs = dict.fromkeys((at, head + line) for at, line in forwards)
+    # Counted from the end: what the last printing commands printed ends the output when
+    # what runs after them prints nothing or echoes its lines. Not when the call failed (a
+    # printing command that failed printed its error, maybe before the other lines), nor
+    # when a command sent to the background may print its lines after theirs.
+    if succeeded and not kinds.in_background():
+        backwards = _paired(kinds, reversed(range(len(kinds))), end - head, trailing)
+        pairs.update(dict.fromkeys((at, end - 1 - line) for at, line in backwards))
+    if end - head == 1:
+        # The command's last line and the output's only line, as a terminal shows them when
+        # it runs one printing command: a value the pairing above missed (the call failed,
+        # a command it does not know printed nothing) is still found.
+        pairs[-1, head] = None
+    if not pairs:
+        return None
+    tail = command.rstrip().rsplit("\n", 1)[-1][-_SHOWN_COMMAND:]
     shown: list[str] = []
     values: list[tuple[int, int]] = []  # where each shown line is, in the text
     length = 0
-    # The output's lines the commands so far printed: the echoes' that surely did, those
-    # that may have, and the printing commands'; and the lines shown already.
-    echoed = maybe = paired = taken = 0
-    parts = _commands(command)
-    for index in range(0, len(parts), 2):
-        whole = parts[index].strip()
-        part = whole[-_SHOWN_COMMAND:]  # what is shown; what kind of command, from all of it
-        first = max(0, echoed - blank) + paired
-        last = min(echoed + maybe + paired, len(lines) - 1)
-        if first > last or last - first >= _CANDIDATES:
-            break
-        # Read on its last line: a line in quotes before it (`git commit -m "op read …\n…"`)
-        # is no command of its own.
-        if PRINTED_SECRET.pattern.search(part.rsplit("\n", 1)[-1] + _PROBE) is not None:
-            # Each printing command prints its value on a line of its own, in order: each
-            # line it may have printed is shown once, after it.
-            for line in lines[max(first, taken) : last + 1]:
-                shown.append(f"{part}\n")
-                values.append((length + len(shown[-1]), length + len(shown[-1]) + len(line)))
-                shown.append(f"{line}\n")
-                length = values[-1][1] + 1
-            taken = max(taken, last + 1)
-            paired += 1
-        elif _ONE_LINE.match(whole) is not None:
-            # `echo "DB:"` before the value; one that runs only when the command before it
-            # failed or succeeded, or whose line goes elsewhere, may print none.
-            if (index > 0 and parts[index - 1] in ("&&", "||")) or _ELSEWHERE.search(whole):
-                maybe += 1
-            else:
-                echoed += 1
-        elif _SILENT.match(whole) is None:
-            break  # what this one printed, if anything, stands between the lines and theirs
-    # The command's last line and the output's first, as a terminal shows them when it runs
-    # one printing command: a value the pairing above missed is still found, as it was when
-    # this was the only pair asked.
-    tail = command.rstrip().rsplit("\n", 1)[-1][-_SHOWN_COMMAND:]
-    shown.append(f"{tail}\n{lines[0]}\n")
-    values.append((length + len(tail) + 1, length + len(shown[-1])))
+    for command_at, line in pairs:
+        shown.append(f"{tail if command_at < 0 else shown_parts[command_at]}\n")
+        values.append((length + len(shown[-1]), length + len(shown[-1]) + len(lines[line])))
+        shown.append(f"{lines[line]}\n")
+        length = values[-1][1] + 1
     text = "".join(shown)
     starts = [start for start, _ in values]  # in order: a finding is in the last before it
     found: dict[str, Finding] = {}  # each value once, where it was first found
@@ -114,6 +121,94 @@ def printed_secrets(
         if finding.rule == PRINTED_SECRET.name and at >= 0 and finding.offset < values[at][1]:
             found.setdefault(text[finding.offset : finding.end_offset], finding)
     return (text, list(found.values())) if found else None
+
+
+class _Kinds:
+    """What each command prints, as far as the pairing knows (`parts` as `_commands` gives
+    them), read when the pairing asks: a value, a line, a line or none, nothing, lines of
+    its own; or lines at any time, sent to the background."""
+
+    def __init__(self, parts: list[str]) -> None:
+        from stet_lsp.gate.rules_generic import PRINTED_SECRET, PRINTING_COMMANDS
+
+        self.parts = parts
+        self.known: dict[int, str] = {}
+        self.printing = PRINTED_SECRET.pattern
+        self.anchors = PRINTING_COMMANDS
+
+    def __len__(self) -> int:
+        return (len(self.parts) + 1) // 2
+
+    def __getitem__(self, at: int) -> str:
+        if at not in self.known:
+            self.known[at] = self._kind(2 * at)
+        return self.known[at]
+
+    def in_background(self) -> bool:
+        """Whether a command that may print lines runs in the background."""
+        return "&" in self.parts[1::2] and any(
+            self.parts[index] == "&" and self[index // 2] == _ASIDE
+            for index in range(1, len(self.parts), 2)
+        )
+
+    def _kind(self, index: int) -> str:
+        parts = self.parts
+        whole = parts[index].strip()
+        if not whole:
+            return _NOTHING
+        # Read on its last line: a line in quotes before it (`git commit -m "op read …\n…"`)
+        # is no command of its own.
+        last = whole[-_SHOWN_COMMAND:].rsplit("\n", 1)[-1]
+        if any(anchor in last for anchor in self.anchors) and self.printing.search(last + _PROBE):
+            kind = _VALUE
+        elif _ONE_LINE.match(whole) is not None:
+            # `echo "DB:"` before the value; one that runs only when the command before it
+            # failed or succeeded, or whose line goes elsewhere, may print none.
+            if (index > 0 and parts[index - 1] in ("&&", "||")) or _ELSEWHERE.search(whole):
+                kind = _MAYBE_LINE
+            else:
+                kind = _LINE
+        elif _SILENT.match(whole) is not None:
+            kind = _NOTHING
+        else:
+            kind = _LINES
+        if index + 1 < len(parts) and parts[index + 1] == "&" and kind != _NOTHING:
+            kind = _ASIDE
+        return kind
+
+
+def _paired(kinds: _Kinds, order: Iterable[int], count: int, blank: int) -> list[tuple[int, int]]:
+    """Each printing command (its place in `kinds`) with each of the `count` lines that hold
+    anything it may have printed (their place), the commands running in the `order` given
+    and printing the lines in that order, after `blank` lines an `echo` may have printed."""
+    pairs: list[tuple[int, int]] = []
+    # The lines the commands so far printed: the echoes' that surely did, those that may
+    # have, and the printing commands'; and the lines paired already.
+    echoed = maybe = paired = taken = 0
+    for at in order:
+        kind = kinds[at]
+        first = max(0, echoed - blank) + paired
+        last = min(echoed + maybe + paired, count - 1)
+        if first > last or last - first >= _CANDIDATES:
+            break
+        if kind == _VALUE:
+            # Each printing command prints its value on a line of its own, in order: each
+            # line it may have printed is paired with it once.
+            pairs += ((at, line) for line in range(max(first, taken), last + 1))
+            taken = max(taken, last + 1)
+            paired += 1
+        elif kind == _MAYBE_LINE:
+            maybe += 1
+        elif kind == _LINE:
+            echoed += 1
+        elif kind != _NOTHING:
+            break  # what this one printed, if anything, stands between the lines and theirs
+    else:
+        return pairs
+    # A line from `first` on may be one the commands the pairing stopped at printed (`test
+    # -f x || echo missing; op read …; ls`: the second line is the value or what `ls`
+    # printed): only the lines before it are known.
+    return [(at, line) for at, line in pairs if line < first]
 
 
 def _commands(command: str) -> list[str]:

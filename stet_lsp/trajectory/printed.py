@@ -35,7 +35,9 @@ def secrets_calls_printed(
             if command:
                 commands[event.call_id] = command
         elif isinstance(event, ToolResult) and event.call_id in commands:
-            found = printed_secrets(commands[event.call_id], _printed(event.output), config)
+            found = printed_secrets(
+                commands[event.call_id], _printed(event.output), config, succeeded=event.ok
+            )
             if found is not None:
                 known.append(found)
     return known

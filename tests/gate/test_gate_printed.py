@@ -66,12 +66,12 @@ def test_the_first_line_a_printing_command_printed(
             "Xk9mQ2vLp8rT4wZ\nZt4kWq9Lm2Xp\n",
             ["Xk9mQ2vLp8rT4wZ", "Zt4kWq9Lm2Xp"],
         ),
-        # What `ls` printed stands between the first value and the second: the second
-        # command's line is not known, and no line after the first is taken for it.
+        # What `ls` printed stands between the first value and the second: the first is
+        # counted from the output's start, the second from its end.
         (
             "op read op://a/db/password; ls; op read op://a/api/token",
-            "Xk9mQ2vLp8rT4wZ\nMakefile\nsetup.cfg\nZt4kWq9Lm2Xp\n",
-            ["Xk9mQ2vLp8rT4wZ"],
+            "Xk9mQ2vLp8rT4wZ\nMakefile\nsetup-Config2024.yaml\nZt4kWq9Lm2Xp\n",
+            ["Xk9mQ2vLp8rT4wZ", "Zt4kWq9Lm2Xp"],
         ),
         (
             "op read op://a/db/password\ngit rev-parse HEAD",
@@ -139,18 +139,61 @@ def test_each_value_after_an_echo_that_may_have_printed_none() -> None:
 @pytest.mark.parametrize(
     ("command", "output"),
     [
-        # a command before the printing one prints lines of its own: none is the value
+        ("ls; op read op://v/i/p", "README.md\nsetup-Config2024.yaml\nQx7Vt9Lm2Rk4Z\n"),
         ("ls\necho\nop read op://v/i/p", "README.md\nsetup-Config2024.yaml\n\nQx7Vt9Lm2Rk4Z\n"),
+        ("echo user:; ls -d /x; op read op://v/i/p", "user:\n/x\nQx7Vt9Lm2Rk4Z\n"),
         ("git log -1 --format=%h; op read op://v/i/p", "build-7f3a9c2d1e\nQx7Vt9Lm2Rk4Z\n"),
+        ('python -c "x=1\nprint(x)"; op read op://v/i/p', "1\nQx7Vt9Lm2Rk4Z\n"),
+        ("make; op read op://v/i/p > /dev/tty; op read op://v/i/p", "Makefile\nQx7Vt9Lm2Rk4Z"),
+        ("ls; op read op://v/i/p; chmod 600 .env; echo done", "Makefile\nQx7Vt9Lm2Rk4Z\ndone\n"),
+        ("ls; op read op://v/i/p || echo failed", "setup-Config2024.yaml\nQx7Vt9Lm2Rk4Z\n"),
+        ("ls; op read op://v/i/p && echo ok >> log", "setup-Config2024.yaml\nQx7Vt9Lm2Rk4Z\n"),
     ],
 )
-def test_no_line_another_command_printed_is_taken_for_a_value(command: str, output: str) -> None:
-    """Where the lines another command printed end is not known: the pairing stops there,
-    and the command's last line is read with the output's first, as a terminal shows it."""
+def test_the_line_a_last_printing_command_printed_after_other_lines(
+    command: str, output: str
+) -> None:
+    """Where the lines another command printed before the printing command end is not known:
+    counted from the output's end, past what the commands after it print (nothing, or an
+    echo's line), the value is found, and no line the other command printed is."""
     found = printed_secrets(command, output, GateConfig())
+    assert found is not None
+    text, findings = found
+    assert [text[f.offset : f.end_offset] for f in findings] == ["Qx7Vt9Lm2Rk4Z"]
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "succeeded"),
+    [
+        # the call failed: the printing command's error, not its value, ends the output, or
+        # the harness put the error first
+        ("ls; op read op://v/i/p", "README.md\nsetup-Config2024.yaml\n", False),
+        (
+            "ls; op read op://v/i/p",
+            "[ERROR] item not found\nMakefile\nsetup-Config2024.yaml",
+            False,
+        ),
+        # what a command in the background prints may come after the value
+        ("ls & op read op://v/i/p", "Qx7Vt9Lm2Rk4Z\nsetup-Config2024.yaml\n", True),
+        ("sleep 1 && ls & op read op://v/i/p", "Qx7Vt9Lm2Rk4Z\nsetup-Config2024.yaml\n", True),
+        # a command after the printing one prints lines of its own
+        ("ls; op read op://v/i/p; ls", "Makefile\nQx7Vt9Lm2Rk4Z\nsetup-Config2024.yaml\n", True),
+        # the echo that may print none did not: the next line is what `ls` printed
+        ("test -f x || echo missing; op read op://v/i/p; ls", "Qx7Vt9Lm2Rk4Z\nMakefile\n", True),
+        ("ls; op read op://v/i/p || echo failed", "setup-Config2024.yaml\nQx7Vt9Lm2Rk4Z\n", True),
+        # the command's last line with the output's first, when it has more than one line
+        ("ls\nop read op://v/i/p", "setup-Config2024.yaml\nsrc\nQx7Vt9Lm2Rk4Z\n", True),
+        ("ls\nop read op://v/i/p", "setup-Config2024.yaml\n[ERROR] item not found\n", False),
+    ],
+)
+def test_no_line_another_command_printed_is_taken_for_a_value(
+    command: str, output: str, succeeded: bool
+) -> None:
+    """A line another command may have printed is never taken for a value: taken, it would
+    be redacted wherever it stands in the session."""
+    found = printed_secrets(command, output, GateConfig(), succeeded=succeeded)
     values = [] if found is None else [found[0][f.offset : f.end_offset] for f in found[1]]
-    assert values == [] or values == [output.split("\n", 1)[0]]
-    assert "Qx7Vt9Lm2Rk4Z" not in values and "setup-Config2024.yaml" not in values
+    assert not {"setup-Config2024.yaml", "Makefile"} & set(values)
 
 
 def test_a_value_in_the_command_itself_is_not_what_it_printed() -> None:

@@ -1078,14 +1078,22 @@ def test_a_value_printed_after_an_echo_that_printed_no_line_is_redacted(
     [
         ('echo "user;name:"; op read op://Private/db/password', "user;name:\nXk9mQ2vLp8rT4wZ\n"),
         ("# don't; print\necho db: && op read op://Private/db/password", "db:\nXk9mQ2vLp8rT4wZ\n"),
+        (
+            "ls; op read op://Private/db/password",
+            "README.md\nsetup-Config2024.yaml\nXk9mQ2vLp8rT4wZ\n",
+        ),
+        (
+            "git log -1 --format=%s; op read op://Private/db/password; echo done",
+            "Build-Config2024 release\nXk9mQ2vLp8rT4wZ\ndone\n",
+        ),
     ],
 )
 def test_a_value_printed_among_other_lines_is_redacted(
     root: Path, tmp_path: Path, command: str, output: str
 ) -> None:
     """The lines other commands of the call printed stand before or after the value: it is
-    told from them by the commands (a `;` in quotes or a comment ends none) and redacted,
-    they stay."""
+    told from them by the commands (a `;` in quotes or a comment ends none; the last
+    printing command's line counted from the output's end) and redacted, they stay."""
     session = Claude(SESSION_A, root).user("Read the password.")
     session.tool("toolu_1", "Bash", {"command": command}, output)
     import_transcript(target_of(root), session.save(tmp_path / f"{SESSION_A}.jsonl"))
@@ -1093,6 +1101,28 @@ def test_a_value_printed_among_other_lines_is_redacted(
     (result,) = of(events_of(root), ToolResult)
     assert result.output == output.replace("Xk9mQ2vLp8rT4wZ", "[REDACTED:printed-secret#1]")
     assert meta_of(root)["redaction"] == {"printed-secret": 1}
+
+
+def test_a_failed_call_s_last_line_is_not_taken_for_a_value(root: Path, tmp_path: Path) -> None:
+    """A call that failed may have failed at its printing command, whose error the harness
+    may put before the other lines: its last line, what `ls` printed, stays."""
+    output = "[ERROR] 2026/01/01 10:00:00 item not found\nREADME.md\nsetup-Config2024.yaml\n"
+    session = Claude(SESSION_A, root).user("Read the password.")
+    session.assistant(
+        {
+            "type": "tool_use",
+            "id": "toolu_1",
+            "name": "Bash",
+            "input": {"command": "ls; op read op://Private/db/password"},
+        }
+    )
+    result = {"tool_use_id": "toolu_1", "type": "tool_result", "content": output}
+    session.user([{**result, "is_error": True}])
+    import_transcript(target_of(root), session.save(tmp_path / f"{SESSION_A}.jsonl"))
+
+    (event,) = of(events_of(root), ToolResult)
+    assert (event.ok, event.output) == (False, output)
+    assert meta_of(root)["redaction"] == {}
 
 
 @pytest.mark.parametrize(
