@@ -1515,14 +1515,44 @@ ENCODED_ENV_FILE = Rule(
 # A command that prints a secret, then what it printed alone on the next line, in a terminal's
 # log or a tool's output (`op read op://vault/item/password`, `terraform output -raw
 # db_password`, `vault kv get -field=password secret/db`, `gcloud secrets versions access
-# latest --secret=db`). Not a command whose output goes elsewhere (`$(op read …)`, `| …`,
-# `> file`); the line after it holds one run of characters and nothing else.
+# latest --secret=db`, `echo "$DB_PASSWORD"`). Not a command whose output goes elsewhere
+# (`$(op read …)`, `| …`, `> file`); the line after it holds one run of characters and
+# nothing else.
 PRINTING_COMMANDS = (
     "op read ",
     "terraform output -raw ",
     "vault kv get ",
     "vault read ",
     "gcloud secrets versions access ",
+    # (not `echo ` alone: a megabyte of `echo ` each asked took seconds)
+    "echo $",
+    'echo "$',
+    'echo \\"$',
+    "echo -n ",
+    "printf ",
+    "printenv ",
+)
+# A variable named for a credential: a credential's word (`PASSWORD`, `PASSWD`, `TOKEN`,
+# `SECRET`, `API_KEY`, `PRIVATE_KEY`, `CREDENTIALS`) ending its name, the words before it
+# each followed by `_` (`DB_PASSWORD`, `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`); not the
+# shell's working folder (`$PWD`), a word inside another (`$BYPASS`) nor metadata about a
+# credential (`$TOKEN_PATH`, `$MAX_TOKENS`, `$PASSWORD_FILE`).
+_CREDENTIAL_VARIABLE = (
+    r"(?!(?:OLD)?PWD\b)(?:[A-Za-z0-9]{1,40}_){0,8}(?i:"
+    + SECRET_KEY_WORDS
+    + r")(?i:word|wd|phrase)?(?i:_?key)?(?:_?[0-9]{1,3})?(?![A-Za-z0-9_])"
+)
+# Its value, as `echo`, `printf` and `printenv` print it on a line of its own (`echo
+# "$DB_PASSWORD"`, `echo ${API_TOKEN}`, `printf '%s\n' "$SECRET_KEY"`, `printenv
+# GITHUB_TOKEN`; the quote JSON-escaped in a transcript too).
+_VARIABLE = r'(?:\\?")?\$\{?' + _CREDENTIAL_VARIABLE
+_PRINTED_VARIABLE = (
+    r"echo[ \t]{1,4}(?:-[neE]{1,3}[ \t]{1,4})?"
+    + _VARIABLE
+    + r"|printf[ \t]{1,4}(?:(?:'%s(?:\\n)?'|\"%s(?:\\n)?\"|%s(?:\\n)?)[ \t]{1,4})?"
+    + _VARIABLE
+    + r"|printenv[ \t]{1,4}"
+    + _CREDENTIAL_VARIABLE
 )
 # The rest of a command's line, up to what would send its output elsewhere.
 _COMMAND_REST = r"(?:[^\r\n\\|>)`;&]|\\[^nr])"
@@ -1534,7 +1564,9 @@ PRINTED_SECRET = Rule(
         r"|terraform output -raw [^\s\\|>)`;&]{0,64}(?i:pass|secret|token|key|pwd|cred|auth)"
         r"|vault (?:kv get|read) "
         + _COMMAND_REST
-        + r"{0,128}-field[= ])"
+        + r"{0,128}-field[= ]|"
+        + _PRINTED_VARIABLE
+        + r")"
         + _COMMAND_REST
         + r"{0,256}(?:\r?\n|\\r\\n|\\n)(?P<secret>[^\s\"'`\\]{6,512})(?=\r?\n|\\[nr]|[\"'`]|\Z)"
     ),

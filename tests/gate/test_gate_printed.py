@@ -301,3 +301,39 @@ def test_a_line_in_quotes_is_no_command_of_its_own(command: str, output: str) ->
     found = printed_secrets(command, output, GateConfig())
     values = [] if found is None else [found[0][f.offset : f.end_offset] for f in found[1]]
     assert "Qx7Vt9Lm2Rk4Zp8W" not in values and "ls" not in values
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        ('echo "$DB_PASSWORD"', "Xk9mQ2vLp8rT4wZ\n"),
+        ("echo $API_TOKEN", "Xk9mQ2vLp8rT4wZ\n"),
+        ("printf '%s\\n' \"$SECRET_KEY\"", "Xk9mQ2vLp8rT4wZ\n"),
+        ("printenv GITHUB_TOKEN", "Xk9mQ2vLp8rT4wZ\n"),
+        ('echo "user: $DB_USER"; echo "$DB_PASSWORD"', "user: admin\nXk9mQ2vLp8rT4wZ\n"),
+        ("ls; printenv GITHUB_TOKEN", "README.md\nsetup-Config2024.yaml\nXk9mQ2vLp8rT4wZ\n"),
+    ],
+)
+def test_an_echo_of_a_credential_s_variable_prints_its_value(command: str, output: str) -> None:
+    """`echo`, `printf` and `printenv` of a variable named for a credential print its value
+    on a line of its own."""
+    found = printed_secrets(command, output, GateConfig())
+    assert found is not None
+    text, findings = found
+    assert [text[f.offset : f.end_offset] for f in findings] == ["Xk9mQ2vLp8rT4wZ"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo $HOME; op read op://v/i/p",
+        'echo "$PATH"; op read op://v/i/p',
+        "echo $PWD && op read op://v/i/p",
+        "echo $TOKEN_PATH; op read op://v/i/p",
+    ],
+)
+def test_an_echo_of_another_variable_prints_a_line_of_its_own(command: str) -> None:
+    found = printed_secrets(command, "Setup-Config2024\nXk9mQ2vLp8rT4wZ\n", GateConfig())
+    assert found is not None
+    text, findings = found
+    assert [text[f.offset : f.end_offset] for f in findings] == ["Xk9mQ2vLp8rT4wZ"]

@@ -533,6 +533,11 @@ _PRINTED = "Xk9q2LmWp4TzR7vB"
         "vault kv get -field=password secret/db",
         "vault read -field=token auth/token/lookup-self",
         "gcloud secrets versions access latest --secret=db-password",
+        'echo "$DB_PASSWORD"',
+        "echo ${API_TOKEN}",
+        "echo -n $AWS_SECRET_ACCESS_KEY",
+        "printf '%s\\n' \"$SECRET_KEY\"",
+        "printenv GITHUB_TOKEN",
     ],
 )
 def test_what_a_command_that_prints_a_secret_printed_on_the_next_line_goes(
@@ -559,6 +564,15 @@ def test_what_a_command_that_prints_a_secret_printed_on_the_next_line_goes(
         "$ vault kv get secret/db\n====== Data ======\nKey Value\n",
         "$ op read op://a/b/c\n[ERROR] 2024/01/01 item not found\n",
         "$ op read op://a/b/c\ndeactivate\n",
+        # a variable's value that is no credential, or what is said of one
+        "$ echo $HOME\nHomeDir2024x\n",
+        '$ echo "$PATH"\nUsrBin2024x\n',
+        "$ echo $PWD\nProject2024x\n",
+        "$ echo $BYPASS_CACHE\nCacheOff2024\n",
+        "$ echo $TOKEN_PATH\nTokens2024x\n",
+        "$ printenv MAX_TOKENS\nLimit4096x\n",
+        "$ echo ${#API_TOKEN}\nLength40x\n",
+        "$ echo $API_TOKEN | wc -c\nCount41x\n",
     ],
 )
 def test_a_line_after_such_a_command_that_is_not_its_secret_stays(text: str) -> None:

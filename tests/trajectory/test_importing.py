@@ -1086,6 +1086,8 @@ def test_a_value_printed_after_an_echo_that_printed_no_line_is_redacted(
             "git log -1 --format=%s; op read op://Private/db/password; echo done",
             "Build-Config2024 release\nXk9mQ2vLp8rT4wZ\ndone\n",
         ),
+        ('cd app && echo "$DB_PASSWORD"', "Xk9mQ2vLp8rT4wZ\n"),
+        ("ls; printenv GITHUB_TOKEN", "README.md\nsetup-Config2024.yaml\nXk9mQ2vLp8rT4wZ\n"),
     ],
 )
 def test_a_value_printed_among_other_lines_is_redacted(
@@ -1093,7 +1095,8 @@ def test_a_value_printed_among_other_lines_is_redacted(
 ) -> None:
     """The lines other commands of the call printed stand before or after the value: it is
     told from them by the commands (a `;` in quotes or a comment ends none; the last
-    printing command's line counted from the output's end) and redacted, they stay."""
+    printing command's line counted from the output's end; an `echo` of a credential's
+    variable prints its value) and redacted, they stay."""
     session = Claude(SESSION_A, root).user("Read the password.")
     session.tool("toolu_1", "Bash", {"command": command}, output)
     import_transcript(target_of(root), session.save(tmp_path / f"{SESSION_A}.jsonl"))
