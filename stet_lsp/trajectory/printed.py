@@ -18,6 +18,13 @@ if TYPE_CHECKING:
 # 0` or `Chunk ID: …`, `Wall time: …`, `Process exited with code 0`, then `Output:` on a line
 # of its own; Gemini CLI and Qwen Code: `Command: …`, `Directory: …`, then `Output: …`).
 _HEADER = re.compile(r"(?:[A-Z][^\n]{0,200}\n){0,8}?Output:(?:\n| )")
+# The status lines Gemini CLI and Qwen Code write after it (`Error: (none)`, `Exit Code: 0`,
+# `Signal: (none)`, `Background PIDs: (none)`, `Process Group PGID: 12`): the output's last
+# line is what the command printed last.
+_STATUS = re.compile(
+    r"(?:\n(?:Error: \(none\)|Exit Code: -?[0-9]{1,10}|Signal: [^\n]{0,80}"
+    r"|Background PIDs: [^\n]{0,200}|Process Group PGID: [^\n]{0,40}))+\n?\Z"
+)
 
 
 def secrets_calls_printed(
@@ -52,6 +59,10 @@ def _command(tool_input: dict[str, Any]) -> str | None:
 
 
 def _printed(output: str) -> str:
-    """What the command printed: the output after its harness's header, when it has one."""
+    """What the command printed: the output after its harness's header, when it has one,
+    and before the status lines after it."""
     header = _HEADER.match(output, 0, 2000)
-    return output[header.end() :] if header is not None else output
+    if header is None:
+        return output
+    status = _STATUS.search(output, max(header.end(), len(output) - 1000))
+    return output[header.end() : len(output) if status is None else status.start() + 1]

@@ -1088,6 +1088,13 @@ def test_a_value_printed_after_an_echo_that_printed_no_line_is_redacted(
         ),
         ('cd app && echo "$DB_PASSWORD"', "Xk9mQ2vLp8rT4wZ\n"),
         ("ls; printenv GITHUB_TOKEN", "README.md\nsetup-Config2024.yaml\nXk9mQ2vLp8rT4wZ\n"),
+        # Gemini CLI's and Qwen Code's header before the output and status lines after it
+        (
+            "ls; op read op://Private/db/password",
+            "Command: ls; op read op://Private/db/password\nDirectory: (root)\nOutput: README.md\n"
+            "setup-Config2024.yaml\nXk9mQ2vLp8rT4wZ\nError: (none)\nExit Code: 0\n"
+            "Signal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 12",
+        ),
     ],
 )
 def test_a_value_printed_among_other_lines_is_redacted(
