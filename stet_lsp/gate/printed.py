@@ -192,6 +192,8 @@ def _paired(kinds: _Kinds, order: Iterable[int], count: int, blank: int) -> list
         if first > last or last - first >= _CANDIDATES:
             break
         if kind == _VALUE:
+            if paired == 0 and blank > echoed + maybe:
+                break  # a blank line no echo printed: the value this one printed is blank
             # Each printing command prints its value on a line of its own, in order: each
             # line it may have printed is paired with it once.
             pairs += ((at, line) for line in range(max(first, taken), last + 1))

@@ -181,6 +181,10 @@ def test_the_line_a_last_printing_command_printed_after_other_lines(
         # the echo that may print none did not: the next line is what `ls` printed
         ("test -f x || echo missing; op read op://v/i/p; ls", "Qx7Vt9Lm2Rk4Z\nMakefile\n", True),
         ("ls; op read op://v/i/p || echo failed", "setup-Config2024.yaml\nQx7Vt9Lm2Rk4Z\n", True),
+        # the value printed is empty: the blank line no echo printed is the value's
+        ("ls; op read op://v/i/p", "Makefile\nsetup-Config2024.yaml\n\n", True),
+        ("op read op://v/i/p; ls", "\nsetup-Config2024.yaml\nMakefile\n", True),
+        ("op read op://v/i/p\necho; ls", "\n\nsetup-Config2024.yaml\n", True),
         # the command's last line with the output's first, when it has more than one line
         ("ls\nop read op://v/i/p", "setup-Config2024.yaml\nsrc\nQx7Vt9Lm2Rk4Z\n", True),
         ("ls\nop read op://v/i/p", "setup-Config2024.yaml\n[ERROR] item not found\n", False),
