@@ -558,6 +558,10 @@ class RuleScanner:
         # The credential's name the syntax around the value is read from: the key, or a name
         # a rule reads without a key's other checks (`password = options.password;`).
         named = "key" if key is not None else "name" if "name" in match.re.groupindex else None
+        if key is not None and self._closes_what_opened_on(match.start("key"), start, end):
+            # `{password: Xk9q…}`: the brace closes the mapping, not the value, which is judged
+            # without it as it would be bare (`Summer2024!}` reads as code's expression)
+            end -= 1
         if named is not None and syntax.value_is_code(
             self.text, match.start(named), match.end(named), start, end
         ):
@@ -605,8 +609,6 @@ class RuleScanner:
             return False
         if self.text.startswith(_ELLIPSES, end) and heuristics.is_placeholder(value + "..."):
             return False  # `API_KEY=sk-ant-...`: the rules' values stop before a final dot
-        if key is not None and self._closes_what_opened_on(match.start("key"), start, end):
-            end -= 1  # `{password: Xk9q…}`: the brace closes the mapping, not the value
         self.spans.append(Span(start, end, rule.name, priority, rule.replacement, rule.prefix))
         if end > self._covered_until.get(priority, -1):
             self._covered_until[priority] = end

@@ -106,6 +106,29 @@ def test_a_value_assigning_a_credential_again_leaves_nothing_of_it(text: str, pa
 
 
 @pytest.mark.parametrize(
+    "nested",
+    [
+        "password: {password: %s}",
+        'secret: {"password": "%s"}',
+        'password = {password = "%s"}',
+        "password: [password=%s]",
+        "config: {password: %s}",
+    ],
+)
+@pytest.mark.parametrize(
+    "value", ["Summer2024!", "hunter22", "p4ssw0rd", "Xk9vQ2mLp7Rt", "changeme"]
+)
+def test_a_value_in_brackets_opened_before_its_name_is_judged_as_a_bare_one(
+    nested: str, value: str
+) -> None:
+    """The value was judged with the bracket that closes the mapping (`Summer2024!}`), which
+    reads as code's expression: a short password a person chose, redacted bare, stayed."""
+    bare = redact_text(f"password: {value}\n", cache=None).text
+    inside = redact_text(nested % value + "\n", cache=None).text
+    assert (value in inside) == (value in bare), inside
+
+
+@pytest.mark.parametrize(
     ("text", "redacted"),
     [
         ("config: {password: Xk9vQ2mLp7Rt}", "config: {password: [REDACTED:secret-assignment#1]}"),
