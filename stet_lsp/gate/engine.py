@@ -9,7 +9,6 @@ from operator import itemgetter
 
 from stet_lsp.gate import heuristics, syntax
 from stet_lsp.gate.allowlist import Allowlist
-from stet_lsp.gate.generated import looks_generated_segment
 from stet_lsp.gate.patterns import LazyPattern
 from stet_lsp.gate.prefilter import AnchorHit, Prefilter, ascii_lower, prefilter_for
 from stet_lsp.gate.rules import METADATA_KEY_SUFFIXES, RULES, Rule, env_value_rule
@@ -106,13 +105,9 @@ _VERDICT_LINE = re.compile(
     r"|UNTESTED|KPASS|KFAIL|DUPLICATE): |=== (?:RUN|PAUSE|CONT|NAME) "
     r"|Running [^ \t\n\\]{1,300}\.exp \.\.\.)"
 )
-# What no test's name holds and a chosen password often does.
-_NOT_IN_TEST_NAMES = re.compile(r"[!@#$%^&*?~`'\"]")
 # How far a verdict line's neighbour is looked for: a test's name and its notes.
 _VERDICT_REACH = 400
 _BREAKS = ("\n", "\\n")  # a newline, raw or escaped (`\\n` in a JSON string)
-# A run a test's name is judged by: no part of `x86-64-pr20141` reads as generated.
-_VERDICT_RUN = re.compile(r"[A-Za-z0-9]{8,}")
 # An OpenPGP key's id or fingerprint (16 or 40 hex digits) under a GPG or PGP key's name: the
 # public key that signs a release, as the official Python images set it (`GPG_KEY=A035C8C1…`,
 # in every `docker inspect` and `env` of one). A private key exported is no hex; a name that
@@ -629,8 +624,8 @@ class RuleScanner:
             return False
         if start != key_end + 2 or not text.startswith(": ", key_end):
             return False
-        if _NOT_IN_TEST_NAMES.search(text, start, end) is not None:
-            return False  # `PASS: P@ssw0rd!2024`: a chosen password's symbols
+        if not heuristics.reads_as_test_name(text[start:end]):
+            return False  # `PASS: P@ssw0rd!2024`, `PASS: s3cr3t-Pa55`: a password's
         # An escaped line break is one only in JSON text (`printf 'a\nSKIP: x'` is no line).
         breaks = _BREAKS if self.escapes else ("\n",)
         line = _line_start(text, key_start, 24, breaks)
@@ -768,8 +763,7 @@ class RuleScanner:
         `$NAME` in a shell's single quotes (`_shell_quoted_dollar`), characters, never a
         reference, which the rule's own check would take it for; `bare`: the value stands
         right after its name's `=` or `:`, in no quote, call or braces; `verdict`: the value
-        follows a verdict in a test log (`_is_verdict`), a test's name unless it reads as
-        generated."""
+        follows a verdict in a test log (`_is_verdict`) and reads as a test's name."""
         if rule.replacement is not None:
             return True
         if heuristics.is_documented_example(value):
@@ -784,7 +778,7 @@ class RuleScanner:
             heuristics.looks_like_reference(value) or syntax.is_test_path(value)
         ):
             return False  # a test runner's result names a test: `--- PASS: TestParse/empty`
-        if verdict and not any(looks_generated_segment(run) for run in _VERDICT_RUN.findall(value)):
+        if verdict:
             return False  # `PASS: ld-x86-64/pr20253-1g`, `PASS: -Bsymbolic-functions` in a log
         if quoted:
             return True

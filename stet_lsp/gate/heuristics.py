@@ -707,6 +707,47 @@ def _is_leet_word(value: str) -> bool:
     return letter_pairs_share(letters) >= WORDLIKE_PAIRS
 
 
+# A test's name after a test log's verdict (`PASS: gas/i386/x86-64-pr20141`, `PASS:
+# gdb.base/break.exp:`, `PASS: -Bsymbolic-functions`): words, numbers and names joined by
+# `/`, `.`, `_`, `-` or `:`. What no test's name holds and a chosen password often does: a
+# symbol; and parts that read as a password a person chose or a value a program generated.
+_NOT_IN_TEST_NAMES = re.compile(r"[!@#$%^&*?~`'\"]")
+_TEST_NAME_PART = re.compile(r"[^/._:\-]+")
+_HEX_PART = re.compile(r"[0-9a-fA-F]{8,}")
+_NUMBER_AT_END = re.compile(r"[0-9]+\Z")
+# A password's word written with digits or signs for its letters, however short (`Pa55`,
+# `adm1n`, `s3cr3t`).
+_SPELLED_WORDS = frozenset(("pass", *_PASSWORD_WORDS))
+
+
+def reads_as_test_name(value: str) -> bool:
+    """Whether `value`, after a test log's verdict, reads as a test's name: no symbol no
+    test's name holds (`P@ssw0rd!2024`), no run of eight letters and digits that reads as
+    generated, no part of hex digits (a UUID's, a digest's: `3f2a9c1e`) or written with
+    digits for its letters (`s3cr3t`, `Pa55`)."""
+    if _NOT_IN_TEST_NAMES.search(value) is not None or not reads_as_written(value):
+        return False
+    for part in _TEST_NAME_PART.findall(value):
+        if _HEX_PART.fullmatch(part) and not part.isdigit() and not part.isalpha():
+            return False
+        if _is_leet_word(part) or _spells_a_password_word(part):
+            return False
+    return True
+
+
+def _spells_a_password_word(part: str) -> bool:
+    """A password's word written with digits or signs for some of its letters, perhaps a
+    number after it: `Pa55`, `P4ss`, `adm1n2024`, `s3cr3t`; not `pass1` or `i386`."""
+    number = _NUMBER_AT_END.search(part)
+    shortest = len(part) if number is None else number.start()
+    for stop in range(len(part), shortest - 1, -1):
+        written = part[:stop]
+        read_back = written.translate(_LEET_LETTERS)
+        if read_back != written and read_back.lower() in _SPELLED_WORDS:
+            return True
+    return False
+
+
 # A regular expression's constructs. Sure ones make a pattern alone: a lookahead on `.*`, a
 # lookbehind, an inline flag, a counted repeat after a class, an escape, `.` or `)`, an open
 # repeat after a class, a value that is one class (`TOKEN_RE = r"ghp_[A-Za-z0-9]{36}"`,

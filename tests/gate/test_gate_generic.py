@@ -549,6 +549,35 @@ def test_a_password_after_pass_outside_a_verdict_line_stays_one(text: str, value
         assert value not in redact_text(scanned, path=path, cache=None).text
 
 
+_LOG = "PASS: gas/i386/x86-64-pr20141\nFAIL: gas/i386/x86-64-pr20144\n"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        # written with digits for its letters
+        "s3cr3t-Pa55",
+        "h4ck3r-2024",
+        "adm1n-2024",
+        "Pa55-kitten9",
+        # generated: hex digits
+        "0123456789abcdef",
+        "3f2a9c1e-7b4d-4e8a-9c2f",
+    ],
+)
+def test_a_password_among_a_test_logs_verdicts_is_no_tests_name(value: str) -> None:
+    """A verdict line's value that reads as no test's name is a password's, in a test log:
+    leetspeak, hex digits. A test's name is a path, or words and numbers (`provide-12`,
+    `TestIssue1234`)."""
+    for text in (f"{_LOG}PASS: {value}\n", f"PASS: {value}\n{_LOG}"):
+        for scanned, path in ((text, "check.log"), (json.dumps({"o": text}) + "\n", "e.jsonl")):
+            redacted = redact_text(scanned, path=path, cache=None).text
+            assert value not in redacted
+            assert "x86-64-pr20141" in redacted
+    for name in ("ld-scripts/provide-12", "provide-12", "TestIssue1234", "page-size-1"):
+        assert scan_text(f"{_LOG}PASS: {name}\n", path="check.log", cache=None) == []
+
+
 @pytest.mark.parametrize(
     "line",
     [
