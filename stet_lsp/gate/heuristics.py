@@ -8,6 +8,7 @@ import math
 import re
 import string
 from collections import Counter
+from functools import lru_cache
 
 from stet_lsp.gate.generated import (
     HUMPS_READ,
@@ -713,26 +714,43 @@ def _is_leet_word(value: str) -> bool:
 # symbol; and parts that read as a password a person chose or a value a program generated.
 _NOT_IN_TEST_NAMES = re.compile(r"[!@#$%^&*?~`'\"]")
 _TEST_NAME_PART = re.compile(r"[^/._:\-]+")
-_HEX_PART = re.compile(r"[0-9a-fA-F]{8,}")
+_HEX_PART = re.compile(r"(?<![^/._:\-])[0-9a-fA-F]{8,}(?![^/._:\-])")
 _NUMBER_AT_END = re.compile(r"[0-9]+\Z")
+_LEET_BESIDE_LETTER = re.compile(r"[A-Za-z][013457@$]|[013457@$][A-Za-z]")
 # A password's word written with digits or signs for its letters, however short (`Pa55`,
 # `adm1n`, `s3cr3t`).
 _SPELLED_WORDS = frozenset(("pass", *_PASSWORD_WORDS))
+# A Go test's function (`TestIssue1234`, `BenchmarkParse`): a capital after its prefix.
+_GO_TEST = re.compile(r"(?:Test|Benchmark|Example|Fuzz)(?![a-z])")
+_CAPITALISED = re.compile(r"[A-Z][a-z]")
 
 
+@lru_cache(maxsize=256)
 def reads_as_test_name(value: str) -> bool:
     """Whether `value`, after a test log's verdict, reads as a test's name: no symbol no
     test's name holds (`P@ssw0rd!2024`), no run of eight letters and digits that reads as
     generated, no part of hex digits (a UUID's, a digest's: `3f2a9c1e`) or written with
-    digits for its letters (`s3cr3t`, `Pa55`)."""
+    digits for its letters (`s3cr3t`, `Pa55`); and, unless it is a path or has an
+    extension, no password's word or capitalised word beside a number (`welcome-2024`,
+    `Summer-2024`, `Hunter2-Summer`; a Go test's `TestIssue1234` is a name)."""
     if _NOT_IN_TEST_NAMES.search(value) is not None or not reads_as_written(value):
         return False
-    for part in _TEST_NAME_PART.findall(value):
-        if _HEX_PART.fullmatch(part) and not part.isdigit() and not part.isalpha():
+    for hex_part in _HEX_PART.finditer(value):
+        if not (hex_part.group().isdigit() or hex_part.group().isalpha()):
             return False
-        if _is_leet_word(part) or _spells_a_password_word(part):
-            return False
-    return True
+    if _LEET_BESIDE_LETTER.search(value) is not None and any(
+        _is_leet_word(part) or _spells_a_password_word(part)
+        for part in _TEST_NAME_PART.findall(value)
+    ):
+        return False
+    if "/" in value or "." in value or _ASCII_DIGIT.search(value) is None:
+        return True
+    if _GO_TEST.match(value) is not None:
+        return True
+    return not any(
+        part.rstrip("0123456789").lower() in _SPELLED_WORDS or _CAPITALISED.match(part)
+        for part in _TEST_NAME_PART.findall(value)
+    )
 
 
 def _spells_a_password_word(part: str) -> bool:

@@ -563,12 +563,17 @@ _LOG = "PASS: gas/i386/x86-64-pr20141\nFAIL: gas/i386/x86-64-pr20144\n"
         # generated: hex digits
         "0123456789abcdef",
         "3f2a9c1e-7b4d-4e8a-9c2f",
+        # a capitalised word or a password's word, and a number
+        "Summer-2024",
+        "MySecret-2024",
+        "Hunter2-Summer",
+        "welcome-2024",
     ],
 )
 def test_a_password_among_a_test_logs_verdicts_is_no_tests_name(value: str) -> None:
     """A verdict line's value that reads as no test's name is a password's, in a test log:
-    leetspeak, hex digits. A test's name is a path, or words and numbers (`provide-12`,
-    `TestIssue1234`)."""
+    leetspeak, hex digits, a capitalised word with a number. A test's name is a path, or
+    words and numbers (`provide-12`, `TestIssue1234`)."""
     for text in (f"{_LOG}PASS: {value}\n", f"PASS: {value}\n{_LOG}"):
         for scanned, path in ((text, "check.log"), (json.dumps({"o": text}) + "\n", "e.jsonl")):
             redacted = redact_text(scanned, path=path, cache=None).text
@@ -576,6 +581,19 @@ def test_a_password_among_a_test_logs_verdicts_is_no_tests_name(value: str) -> N
             assert "x86-64-pr20141" in redacted
     for name in ("ld-scripts/provide-12", "provide-12", "TestIssue1234", "page-size-1"):
         assert scan_text(f"{_LOG}PASS: {name}\n", path="check.log", cache=None) == []
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("Summer-2024", "Winter-2023"), ("Summer-2024", "dragon-1234"), ("s3cr3t-Pa55", "hunter-22x")],
+)
+def test_two_pass_lines_of_passwords_are_no_test_log(first: str, second: str) -> None:
+    """A `PASS:` line whose value reads as no test's name is no verdict line: the line beside
+    it, alone, is a note's password, as a lone `PASS: …` is."""
+    text = f"USER: bob\nPASS: {first}\nPASS: {second}\n"
+    redacted = redact_text(text, path="notes.txt", cache=None).text
+    assert first not in redacted
+    assert second not in redacted
 
 
 @pytest.mark.parametrize(
