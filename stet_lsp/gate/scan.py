@@ -477,6 +477,10 @@ def _json_spans(
             continue
         start, end = _literal_around(text, hit, after)
         start = max(start, hit - _DECODE_BEFORE)
+        if start > 0 and _escaped(text, start):
+            # Cut after an escape's backslash, `\nPASS: …` would decode as `nPASS: …`, a name
+            # no verdict line has; the window takes the escape whole.
+            start -= 1
         decoded_until, decoded_reach = end - _ESCAPE_LOOKAHEAD, after
         decoded = decode_with_offsets(text[start:end])
         if decoded is None:

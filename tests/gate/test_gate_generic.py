@@ -522,6 +522,18 @@ def test_a_test_logs_verdict_lines_name_tests(log: str) -> None:
     assert scan_text(json.dumps({"output": log}) + "\n", path="e.jsonl", cache=None) == []
 
 
+def test_a_long_test_log_in_a_json_string_keeps_its_tests_names() -> None:
+    """A window of a JSON string decoded around a hit started where it fell: right after the
+    backslash of a `\\n`, its first line read `nPASS: …`, which is no verdict line, and the
+    test's name on it was redacted as a password's (in a log of lines of some lengths)."""
+    words = "long-test-name-of-the-assembler-suite-in-binutils-testsuite"
+    for width in range(40, 80):
+        names = [f"gas/i386/x86-64-pr{20000 + i}-{words}"[:width] for i in range(120)]
+        log = "".join(f"PASS: {name}\n" for name in names)
+        record = json.dumps({"type": "tool_result", "content": log}) + "\n"
+        assert scan_text(record, path="e.jsonl", cache=None) == [], width
+
+
 @pytest.mark.parametrize(
     ("text", "value"),
     [
