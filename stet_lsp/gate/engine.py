@@ -135,15 +135,22 @@ def _repeats_user(match: re.Match[str], value: str) -> bool:
 
 
 def _line_start(text: str, at: int, reach: int, breaks: tuple[str, ...] = _BREAKS) -> int:
-    """Where the line holding `at` starts: after a newline (of `breaks`, raw or escaped) or a
-    JSON string's opening quote, at most `reach` characters before `at`; -1 when none is that
-    near."""
+    """Where the line holding `at` starts: after a newline (of `breaks`, raw or escaped) or,
+    in JSON text (`breaks` escaped too), a string's opening quote, at most `reach` characters
+    before `at`; -1 when none is that near. A quote in a line's text (`print "x"`, escaped
+    `\\"` in JSON) starts nothing."""
     floor = max(0, at - reach)
     line = -1 if floor else 0
-    for mark in (*breaks, '"'):
+    for mark in breaks:
         found = text.rfind(mark, floor, at)
         if found >= 0:
             line = max(line, found + len(mark))
+    if "\\n" in breaks:
+        quote = text.rfind('"', max(floor, line), at)
+        while quote > 0 and text[quote - 1] == "\\":
+            quote = text.rfind('"', max(floor, line), quote)
+        if quote >= 0:
+            line = quote + 1
     return line
 
 

@@ -512,6 +512,9 @@ def test_a_test_path_in_a_result_line_is_no_password(line: str) -> None:
         "DUPLICATE: gdb.dwarf2/dw2-errno.exp: continue to breakpoint: breakpoint\n",
         "XFAIL: t/basic.sh\nKPASS: t/known-1b\nXPASS: t/flaky-2c\n",
         "=== RUN   TestParse\n    --- PASS: TestParse/utf8_bom-2 (0.00s)\n",
+        # a quote in the line before is no line's start
+        'PASS: gdb.base/align-c++.exp: get integer valueof "a_char_x_char"\n'
+        "PASS: gdb.base/align-c++.exp: print alignof(struct align_pair)\n",
     ],
 )
 def test_a_test_logs_verdict_lines_name_tests(log: str) -> None:
