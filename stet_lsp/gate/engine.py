@@ -154,6 +154,15 @@ def _line_start(text: str, at: int, reach: int, breaks: tuple[str, ...] = _BREAK
     return line
 
 
+def _after_an_escape(text: str, at: int) -> bool:
+    """Whether the character at `at` is the letter of an escape (`\\n`, `\\t`), an odd
+    number of backslashes before it."""
+    backslashes = 0
+    while at - backslashes > 0 and text[at - backslashes - 1] == "\\":
+        backslashes += 1
+    return backslashes % 2 == 1
+
+
 def _is_verdict_line(text: str, start: int, end: int) -> bool:
     """Whether the line at `start` (read up to `end`) is a test log's verdict line
     (`_VERDICT_LINE`); one that says `PASS` only when what follows reads as a test's name,
@@ -565,6 +574,8 @@ class RuleScanner:
             end = block_end
         # Hostile text repeats one assignment thousands of times: judge each value once.
         key = match.group("key") if "key" in match.re.groupindex else None
+        if key and self.escapes and _after_an_escape(self.text, match.start("key")):
+            key = key[1:]  # `\\nPASS:` in a JSON string: the escape's `n` is no part of the name
         if (
             key
             and self.text.startswith(key, start)
