@@ -55,7 +55,6 @@ from stet_lsp.trajectory.importing import (
     GRADUATION_IMPORTER,
     GRADUATION_SESSION,
     RECORD_FORMAT,
-    SESSIONS,
     compose_pending,
     read_record,
     write_session,
@@ -81,6 +80,7 @@ from stet_lsp.trajectory.skills import (
     with_entry,
 )
 from stet_lsp.trajectory.store import (
+    SESSIONS,
     Folder,
     TooLarge,
     read_small,

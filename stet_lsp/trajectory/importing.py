@@ -40,7 +40,6 @@ from stet_lsp.core.locking import file_lock
 from stet_lsp.core.safefs import (
     atomic_write,
     atomic_writer,
-    inside,
     keep_aside,
     make_dirs,
     put_back,
@@ -69,13 +68,17 @@ from stet_lsp.trajectory.printed import secrets_calls_printed
 from stet_lsp.trajectory.renames import follow_rename
 from stet_lsp.trajectory.store import (
     EVENTS,
+    KEPT_BEFORE_COMPOSE,
+    KEPT_BEFORE_IMPORT,
     META,
     NARRATION,
+    SESSIONS,
     Folder,
     TooLarge,
     folders,
     read_small,
     refuse_tracked,
+    settle,
     working_folder,
 )
 
@@ -88,7 +91,6 @@ if TYPE_CHECKING:
 Progress = Callable[[str], None]
 """Told what the import is doing now (a phase name), for a progress line or report."""
 
-SESSIONS = "sessions"
 COMPOSING = "composing"
 """In `sessions/` from the moment a session is stored until `compose` has put it into the
 trajectory: an import that finds it composes again, whatever meta.json lists."""
@@ -183,6 +185,7 @@ def _import(
     ]
     with file_lock(folder.path, target.root, "the working trajectory"):
         refuse_tracked(folder)
+        settle(folder)
         _refuse_a_session_twice(folder, stem, parsed, source)  # before any event is left out
         checked_out = checked_out_part(target.root, parsed, _previous_base(folder))
         checkout.leave_out(parsed, checked_out)
@@ -225,13 +228,14 @@ def _stored_until_composed(target: Target, folder: Folder, stem: str) -> Iterato
     """The session stored in the block, taken back when composing it fails (its events do
     not read back as events, a write fails): the session's files are again what they were,
     so the error's "nothing was changed" holds and the next import is not refused by them.
-    A stop (an interrupt) leaves the session stored, composed by the next import."""
+    A stop (an interrupt) once the session is stored leaves it stored, composed by the next
+    import, and one before takes it back, as the next command that reads the trajectory does
+    after a kill (`store.settle`)."""
     sessions = folder.path / SESSIONS
-    _remove_left_aside(target, folder, _KEPT_BEFORE_IMPORT)
     # Put back in this order, removed in the other: a session file whose record is missing
     # is imported again, one beside another session's record would be taken for it.
     paths = [sessions / f"{stem}.jsonl", sessions / f"{stem}.json"]
-    before = {path: keep_aside(path, target.root, _KEPT_BEFORE_IMPORT) for path in paths}
+    before = {path: keep_aside(path, target.root, KEPT_BEFORE_IMPORT) for path in paths}
     was_pending = pending(folder)
     try:
         yield
@@ -241,7 +245,8 @@ def _stored_until_composed(target: Target, folder: Folder, stem: str) -> Iterato
             remove_regular(sessions / COMPOSING, target.root)
         raise
     except BaseException:
-        _let_go(before)
+        with contextlib.suppress(StetError, OSError):  # else the next reader settles it
+            settle(folder, (KEPT_BEFORE_IMPORT,))
         raise
     _let_go(before)
 
@@ -312,7 +317,7 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
 
     config = gate_config or load_config(target.root)
     refuse_tracked(folder)
-    _remove_left_aside(target, folder, _KEPT_BEFORE_COMPOSE)
+    settle(folder, (KEPT_BEFORE_COMPOSE,))
     records = _records(folder)
     lines: list[str] = []
     events: list[Event] = []
@@ -356,40 +361,40 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
     )
     if meta.base_commit is None:
         meta.base_commit = _head(target.root)
+    meta_path = folder.path / META
     replaced = _kept_aside(target, [folder.path / name for name in (NARRATION, EVENTS, META)])
     carried = Carried()
     gated = gated_narration(meta, events, lines, config, carried)
+
+    def carry() -> None:
+        if carried.values:
+            _carry_into_sessions(target, folder, records, carried, replaced)
+
     try:
         with contextlib.closing(gated):  # a helper still at work stops if a write fails
             # The narration is written first: a value its gate found is redacted in the events
-            # too (counted in meta.json, written last). Line by line: one string of every line
-            # would take up to four bytes a character, all of them as wide as the widest.
+            # too (counted in meta.json, written last), and in the stored sessions before
+            # meta.json is written, which ends the compose (`store.settle`). Line by line: one
+            # string of every line would take up to four bytes a character, all of them as
+            # wide as the widest.
             shown = carried.redact_json_lines(lines, "events.jsonl", meta.redaction)
             events_bytes = (line.encode("utf-8") + b"\n" for line in shown)
-            folder.write(events_bytes, meta, (text.encode("utf-8") for text in gated))
-        if carried.values:
-            _carry_into_sessions(target, folder, records, carried, replaced)
+            narration = (text.encode("utf-8") for text in gated)
+            folder.write(events_bytes, meta, narration, before_meta=carry)
     except Exception:
         # A write failed after others were done (events.jsonl after narration.md, a stored
         # session after the trajectory): every file is put back, as the error's "nothing
         # was changed" says.
-        _put_back(target, replaced)
+        _put_back(target, _ending_with(replaced, meta_path))
         raise
-    except BaseException:  # a stop (an interrupt): the new files stay for the next compose
-        _let_go(replaced)
+    except BaseException:
+        # A stop (an interrupt): as a kill's, settled by whether meta.json was written.
+        with contextlib.suppress(StetError, OSError):  # else the next reader settles it
+            settle(folder, (KEPT_BEFORE_COMPOSE,))
         raise
-    _let_go(replaced)
+    _let_go(_ending_with(replaced, meta_path))
     if pending(folder):
         remove_regular(folder.path / SESSIONS / COMPOSING, target.root)
-
-
-_KEPT_BEFORE_COMPOSE = ".stet-before-compose"
-"""Until a compose is done, each file it replaces is kept beside it (a hard link, not a copy)
-as `.<name>.stet-before-compose-<random>`, to put back if it fails; what a crash leaves so
-goes at the next compose."""
-_KEPT_BEFORE_IMPORT = ".stet-before-import"
-"""The same for the stored session an import replaces, until it is composed (see
-`_stored_until_composed`); what a crash leaves so goes at the next import."""
 
 
 def _kept_aside(target: Target, paths: list[Path]) -> dict[Path, Path | None]:
@@ -400,7 +405,7 @@ def _kept_aside(target: Target, paths: list[Path]) -> dict[Path, Path | None]:
         if path.is_symlink() or (path.exists() and not path.is_file()):
             continue
         # A file that cannot be kept (no room for a copy) stops the compose before it writes.
-        kept[path] = keep_aside(path, target.root, _KEPT_BEFORE_COMPOSE)
+        kept[path] = keep_aside(path, target.root, KEPT_BEFORE_COMPOSE)
     return kept
 
 
@@ -424,21 +429,10 @@ def _let_go(files: dict[Path, Path | None]) -> None:
                 os.unlink(aside)
 
 
-def _remove_left_aside(target: Target, folder: Folder, suffix: str) -> None:
-    """The files an earlier compose (or import, by `suffix`) kept aside and a crash left
-    (never read: every reader of the folder reads its files by name)."""
-    left = re.compile(rf"\..+{re.escape(suffix)}-[0-9a-f]{{16}}")
-    for relative in (folder.relative, folder.relative / SESSIONS):
-        try:
-            names = os.listdir(inside(target.root, relative))
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        except OSError as error:
-            raise StetError(f"cannot list {relative}: {error.strerror or error}") from None
-        for name in names:
-            if left.fullmatch(name):
-                with contextlib.suppress(StetError):  # no regular file: not one of them
-                    remove_regular(target.root / relative / name, target.root)
+def _ending_with(files: dict[Path, Path | None], last: Path) -> dict[Path, Path | None]:
+    """`files` with `last` (the file a writer writes last) moved to the end: its copy is put
+    back or let go after the others, so while it is kept they all are (`store.settle`)."""
+    return {path: files[path] for path in sorted(files, key=lambda path: path == last)}
 
 
 def _carry_into_sessions(
@@ -475,7 +469,9 @@ def _carry_into_sessions(
 def compose_pending(target: Target, folder: Folder, gate_config: GateConfig | None = None) -> bool:
     """Compose when a session was stored and not composed yet (an import or a graduation
     stopped, or failed, between the two). Call it holding the working trajectory's lock.
-    Whether it composed."""
+    Whether it composed. What a compose or an import killed midway kept aside is settled
+    first (`store.settle`)."""
+    settle(folder)
     if not pending(folder):
         return False
     compose(target, folder, gate_config)

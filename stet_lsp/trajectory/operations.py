@@ -305,12 +305,13 @@ def trajectory_folder(
     renamed branch's name first, composed with `gate_config`): an error that says what to do
     when the target has none (never imported, or committed by a capstone)."""
     from stet_lsp.trajectory.renames import follow_rename
-    from stet_lsp.trajectory.store import META, find_folder, working_folder
+    from stet_lsp.trajectory.store import META, find_folder, settle_if_free, working_folder
 
     if wanted is not None:  # an empty id is refused, not taken for the working one
         return find_folder(target.root, wanted)
     follow_rename(target, gate_config)
     folder = working_folder(target)
+    settle_if_free(folder)
     if not (folder.path / META).is_file():
         raise StetError(
             f"{target.label} has no working trajectory yet: import an agent session (Stet's "

@@ -197,7 +197,8 @@ def _move(
 ) -> Folder | None:
     from stet_lsp.core.safefs import atomic_write
     from stet_lsp.trajectory.feedback import feedback_held, move_feedback
-    from stet_lsp.trajectory.importing import COMPOSING, SESSIONS, compose
+    from stet_lsp.trajectory.importing import COMPOSING, compose
+    from stet_lsp.trajectory.store import SESSIONS
 
     root = destination.root
     old, new = working_folder(source), working_folder(destination)

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.locking import held
 from stet_lsp.core.safefs import (
     atomic_write,
     atomic_writer,
@@ -25,6 +27,9 @@ from stet_lsp.core.safefs import (
     inside,
     make_dirs,
     open_regular,
+    put_back,
+    read_regular,
+    remove_regular,
 )
 from stet_lsp.core.targets import Target
 from stet_lsp.trajectory.events import Event, first_error, parse_event
@@ -43,6 +48,12 @@ can commit a meta.json of hundreds of megabytes that git compresses to almost no
 events.jsonl has no such limit: it is as long as the run."""
 META = "meta.json"
 NARRATION = "narration.md"
+SESSIONS = "sessions"
+KEPT_BEFORE_COMPOSE = ".stet-before-compose"
+"""Until a compose is done, each file it replaces is kept beside it (a hard link, not a copy)
+as `.<name>.stet-before-compose-<random>`, to put back if it fails (`importing.compose`)."""
+KEPT_BEFORE_IMPORT = ".stet-before-import"
+"""The same for the stored session an import replaces, until it is composed."""
 
 
 @dataclass(frozen=True)
@@ -88,11 +99,16 @@ class Folder:
                 raise StetError(f"{self.relative / EVENTS}:{number}: {message}") from None
 
     def write(
-        self, events: bytes | Iterable[bytes], meta: Meta, narration: str | Iterable[bytes]
+        self,
+        events: bytes | Iterable[bytes],
+        meta: Meta,
+        narration: str | Iterable[bytes],
+        before_meta: Callable[[], None] | None = None,
     ) -> None:
         """narration.md and events.jsonl (each its text, or its pieces' bytes in order), then
-        meta.json, each atomically. The narration goes first: pieces made as they are written
-        (rendered and gated) may fail, and then nothing has been replaced."""
+        `before_meta` when given, then meta.json, each atomically. The narration goes first:
+        pieces made as they are written (rendered and gated) may fail, and then nothing has
+        been replaced."""
         ensure_stet_gitignore(self.root)
         make_dirs(self.root, self.relative)
         for name, content in ((NARRATION, narration), (EVENTS, events)):
@@ -103,6 +119,8 @@ class Folder:
                     stream.write(content)
                 else:
                     stream.writelines(content)
+        if before_meta is not None:
+            before_meta()
         # meta.json last: a folder whose meta.json is there is complete.
         atomic_write(self.path / META, meta_json(meta).encode("utf-8"), self.root)
 
@@ -185,7 +203,8 @@ def working_folder(target: Target) -> Folder:
 
 
 def folders(root: Path) -> list[Folder]:
-    """Every trajectory of the repository: committed ones by id, then working ones."""
+    """Every trajectory of the repository: committed ones by id, then working ones (each
+    settled first, `settle_if_free`)."""
     found: list[Folder] = []
     for base, working in ((COMMITTED, False), (WORKING, True)):
         try:
@@ -195,9 +214,100 @@ def folders(root: Path) -> list[Folder]:
         if not directory.is_dir():
             continue
         for child in sorted(directory.iterdir()):
-            if child.is_dir() and not child.is_symlink() and (child / META).is_file():
-                found.append(Folder(root, base / child.name, working))
+            if not child.is_dir() or child.is_symlink():
+                continue
+            folder = Folder(root, base / child.name, working)
+            if working:
+                settle_if_free(folder)
+            if (child / META).is_file():
+                found.append(folder)
     return found
+
+
+_KEPT = re.compile(r"\.(.+)(\.stet-before-(?:compose|import))-[0-9a-f]{16}")
+
+
+def settle(
+    folder: Folder, suffixes: tuple[str, ...] = (KEPT_BEFORE_COMPOSE, KEPT_BEFORE_IMPORT)
+) -> None:
+    """What a compose or an import killed midway kept aside in the working trajectory (under
+    `suffixes`), settled; call it holding the working trajectory's lock. A writer that made
+    its last write (meta.json for a compose, the session's record for an import) was done:
+    the files it kept go. One that did not is undone: each file it kept is put back, so the
+    trajectory is the one composed before, never a mix of two composes' files, and the stored
+    sessions are what it composed from (a value it found and redacted in them is back, with
+    the new session it found it in, still marked as not composed: the next compose finds it
+    again). Nothing kept aside outlives the next command that reads the trajectory."""
+    groups: dict[Path, dict[Path, Path]] = {}
+    for relative in (folder.relative, folder.relative / SESSIONS):
+        try:
+            directory = inside(folder.root, relative)
+            names = os.listdir(directory)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as error:
+            raise StetError(f"cannot list {relative}: {error.strerror or error}") from None
+        for name in sorted(names):
+            match = _KEPT.fullmatch(name)
+            if match is None or match[2] not in suffixes:
+                continue
+            path = directory / match[1]
+            if match[2] == KEPT_BEFORE_COMPOSE:
+                last = folder.path / META
+            elif relative != folder.relative:
+                last = path.with_suffix(".json")  # the session's record
+            else:
+                continue  # an import keeps nothing of this folder's own
+            groups.setdefault(last, {})[path] = directory / name
+    for last, kept in groups.items():
+        done = _written(last, kept.get(last), folder.root)
+        # The last file's copy goes last: while it is there, the others are too.
+        for path, aside in sorted(kept.items(), key=lambda item: item[0] == last):
+            if done:
+                remove_regular(aside, folder.root)
+            else:
+                put_back(aside, path, folder.root)
+
+
+def _written(last: Path, before: Path | None, root: Path) -> bool:
+    """Whether the file at `last` is a new one: none was there before (`before`, what was
+    there, kept aside) and one is now, or it is no longer the one kept (a copy, where the
+    file system has no hard links, is compared by content)."""
+    try:
+        now = os.lstat(last)
+    except FileNotFoundError:
+        return False
+    if before is None:
+        return True
+    kept = os.lstat(before)
+    if (now.st_dev, now.st_ino) == (kept.st_dev, kept.st_ino):
+        return False
+    return read_regular(last, root) != read_regular(before, root)
+
+
+def settle_if_free(folder: Folder) -> None:
+    """`settle`, when the working trajectory's lock is free at once: held, an import or a
+    compose is at work, and what is kept aside is its own. For the commands that read the
+    trajectory; one that cannot settle it (the disk, the permissions) reads it all the
+    same."""
+    try:
+        directories = [inside(folder.root, folder.relative)]
+        directories.append(directories[0] / SESSIONS)
+        if not any(_KEPT.fullmatch(name) for d in directories for name in _names(d)):
+            return
+        lock = folder.path.with_name(folder.path.name + ".lock")
+        with held(lock, folder.root, 0) as acquired:
+            if acquired:
+                settle(folder)
+    except (OSError, StetError):
+        pass
+
+
+def _names(directory: Path) -> list[str]:
+    try:
+        return os.listdir(directory)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
 
 
 def folder_of(root: Path, path: Path) -> Folder | None:

@@ -4,11 +4,16 @@ meta.json, narration.md)."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import random
+import signal
+import subprocess
+import sys
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -666,8 +671,9 @@ def test_what_a_crashed_compose_kept_aside_is_never_read_or_committed_and_goes_a
     repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Callable[..., tuple[int, str, str]]
 ) -> None:
     """A compose keeps each file it replaces beside it until it is done; a crash leaves them
-    there. Listing and validating the trajectory read none of them, the next compose removes
-    them, and a capstone neither stages nor commits them."""
+    there. Validating the trajectory reads none of them; listing it, as every command that
+    reads it, settles them (a compose stopped before meta.json: here the same files, put
+    back), and so does the next import; a capstone neither stages nor commits them."""
     repo.config["user.name"] = "Ada Reviewer"
     repo.config["user.email"] = "ada@example.invalid"
     target = target_of(root)
@@ -679,8 +685,10 @@ def test_what_a_crashed_compose_kept_aside_is_never_read_or_committed_and_goes_a
 
     left = left_by_a_crash(root, folder)
     assert len(left) == 5
-    assert stet("trajectory", "list", "--json", "-C", str(root)) == listed
     assert stet("trajectory", "validate", str(folder), "--json") == validated
+    assert stet("trajectory", "list", "--json", "-C", str(root)) == listed
+    assert [path for path in left if os.path.lexists(path)] == []
+    left = left_by_a_crash(root, folder)
     second = simple_session(root, SESSION_B, "Second", START + timedelta(hours=1))
     import_transcript(target, second.save(tmp_path / "b.jsonl"))
     assert [path for path in left if os.path.lexists(path)] == []
@@ -706,6 +714,139 @@ def test_what_a_crashed_compose_kept_aside_is_never_read_or_committed_and_goes_a
     repo.index.read()
     assert [e.path for e in repo.index if "stet-before-compose" in e.path] == []
     assert [p for p in repo.status() if "stet-before-compose" in p] == []
+
+
+def stop_once_rewritten(process: subprocess.Popen[bytes], stored: Path, how: int) -> bool:
+    """Send `process` the signal `how` once it has rewritten the stored session `stored` (a
+    compose carrying a value into it: its old file kept aside, a new one in its place);
+    whether it was still at work then."""
+    kept = f".{stored.name}.stet-before-compose-"
+    deadline = time.monotonic() + 120
+    while process.poll() is None and time.monotonic() < deadline:
+        for name in os.listdir(stored.parent):
+            with contextlib.suppress(FileNotFoundError):  # let go meanwhile: the end is near
+                if name.startswith(kept) and not os.path.samefile(stored.parent / name, stored):
+                    os.kill(process.pid, how)
+                    process.wait()
+                    return True
+        time.sleep(0.001)
+    return False
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT], ids=["killed", "interrupted"])
+def test_a_compose_stopped_as_it_carries_a_value_into_a_stored_session_is_undone(
+    root: Path, tmp_path: Path, stet: Callable[..., tuple[int, str, str]], how: int
+) -> None:
+    """A new session shows a value only the narration's gate finds, which an earlier session
+    holds bare: composing redacts it in that stored session too, keeping the old file aside.
+    The compose is killed (or interrupted) right after, a large third session still to read,
+    before it wrote meta.json. Once the next command that reads the trajectory (`list`) ran,
+    nothing is kept aside: the trajectory and its sessions are again as composed before, the
+    new session stored and marked as not composed; composing it leaves the value nowhere."""
+    target = target_of(root)
+    folder = working_folder(target).path
+    earlier = (
+        Claude(SESSION_A, root)
+        .user("Log in to the registry.")
+        .say(f"The registry answered {NPM_TOKEN} for the login.")
+    )
+    import_transcript(target, earlier.save(tmp_path / "a.jsonl"))
+    large = Claude("cccccccc-1111-4222-8333-444455556666", root, START + timedelta(hours=2))
+    large.user("Read every module.")
+    for n in range(1000):
+        body = "".join(f"    value_{n}_{i} = handler({i})  # retry\n" for i in range(300))
+        large.tool(f"toolu_{n}", "Bash", {"command": f"cat m{n}.py"}, body)
+    import_transcript(target, large.save(tmp_path / "c.jsonl"))
+    (stored,) = [
+        folder / "sessions" / f"{record['stem']}.jsonl"
+        for record in records_of(root).values()
+        if record["session"] == SESSION_A
+    ]
+    assert NPM_TOKEN.encode() in stored.read_bytes()
+    before = trajectory_files(folder)
+    publish = (
+        Claude(SESSION_B, root, START + timedelta(hours=1))
+        .user("Publish the package.")
+        .tool("toolu_1", "mcp__shell__exec", {"command": list(NPM_COMMAND)}, "done")
+        .save(tmp_path / "b.jsonl")
+    )
+    command = [sys.executable, "-m", "stet_lsp", "trajectory", "import", str(publish)]
+    process = subprocess.Popen(command, cwd=root, stdout=subprocess.DEVNULL)
+    if not stop_once_rewritten(process, stored, how):
+        pytest.skip("the compose ended before it could be killed")
+
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+    assert code == 0, err
+    after = trajectory_files(folder)
+    assert [name for name in after if "stet-before" in name] == []
+    if after["meta.json"] != before["meta.json"]:  # seldom: stopped once the compose was done
+        assert [n for n, data in stet_files(root).items() if NPM_TOKEN.encode() in data] == []
+        return
+    new = {name: data for name, data in after.items() if name not in before}
+    assert sorted(new) == [
+        "sessions/composing",
+        *sorted(
+            f"sessions/{r['stem']}.{suffix}"
+            for r in records_of(root).values()
+            if r["session"] == SESSION_B
+            for suffix in ("json", "jsonl")
+        ),
+    ]
+    assert {name: after[name] for name in before} == before
+    assert import_transcript(target, publish).changed
+    assert [name for name, data in stet_files(root).items() if NPM_TOKEN.encode() in data] == []
+
+
+def kept_beside(path: Path, data: bytes, suffix: str) -> Path:
+    """A file kept aside as a writer keeps the one it replaces, holding `data`."""
+    aside = path.with_name(f".{path.name}{suffix}-{os.urandom(8).hex()}")
+    aside.write_bytes(data)
+    return aside
+
+
+def test_what_a_compose_killed_after_its_last_write_kept_goes_and_its_files_stay(
+    root: Path, tmp_path: Path, stet: Callable[..., tuple[int, str, str]]
+) -> None:
+    """A compose killed once it wrote meta.json (its last write) left each file it replaced
+    aside: showing the trajectory removes them, and the files it wrote stay."""
+    target = target_of(root)
+    folder = working_folder(target).path
+    import_transcript(target, simple_session(root, SESSION_A, "First").save(tmp_path / "a.jsonl"))
+    first = trajectory_files(folder)
+    second = simple_session(root, SESSION_B, "Second", START + timedelta(hours=1))
+    import_transcript(target, second.save(tmp_path / "b.jsonl"))
+    composed = trajectory_files(folder)
+    left = [
+        kept_beside(folder / name, data, ".stet-before-compose") for name, data in first.items()
+    ]
+    code, out, err = stet("trajectory", "show", "-C", str(root))
+    assert code == 0, err
+    assert "Second" in out
+    assert [path for path in left if os.path.lexists(path)] == []
+    assert trajectory_files(folder) == composed
+
+
+def test_an_import_killed_before_it_stored_the_session_record_is_taken_back_by_a_reader(
+    root: Path, tmp_path: Path, stet: Callable[..., tuple[int, str, str]]
+) -> None:
+    """An import of a grown transcript keeps the stored session aside, removes its record,
+    writes the new events and then the record. Killed before the record, it left the session
+    without one (composed without it, imported again only with its transcript): the next
+    command that reads the trajectory puts the session back as it was."""
+    target = target_of(root)
+    folder = working_folder(target).path
+    session = simple_session(root, SESSION_A, "First")
+    import_transcript(target, session.save(tmp_path / "a.jsonl"))
+    stored = trajectory_files(folder)
+    (record,) = (folder / "sessions").glob("*.json")
+    events = record.with_suffix(".jsonl")
+    for path in (events, record):
+        kept_beside(path, path.read_bytes(), ".stet-before-import")
+    record.unlink()
+    events.write_bytes(b"")
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+    assert code == 0, err
+    assert trajectory_files(folder) == stored
 
 
 def test_an_import_that_stopped_before_composing_is_finished_by_the_next(
