@@ -176,6 +176,41 @@ def test_what_git_stages_while_stet_changes_the_index_is_never_lost(tracked: Pat
     assert sorted(path.name for path in Path(repository.path).glob("index*")) == ["index"]
 
 
+def test_an_index_rewritten_in_place_with_its_size_and_time_is_told_by_its_checksum(
+    tracked: Path, tmp_path: Path
+) -> None:
+    """Another writer changes the index while Stet changes its copy: it writes the file in
+    place, the same size (a mode changed: `git update-index --chmod=+x`), and sets its
+    modification time back. Inode, size, time and permissions are those Stet copied; the
+    checksum is not, so Stet starts again from the new index, and the mode stays staged."""
+    repository = pygit2.Repository(str(tracked))
+    index_file = Path(repository.path) / "index"
+    blob = repository.create_blob(b"c\n")
+    other = tmp_path / "other-index"
+    rewritten: list[os.stat_result] = []
+
+    def change(index: pygit2.Index) -> None:
+        if not rewritten:
+            before = os.stat(index_file)
+            other.write_bytes(index_file.read_bytes())
+            chmod = ["git", "-C", str(tracked), "update-index", "--chmod=+x", "README.md"]
+            env = {**os.environ, "GIT_INDEX_FILE": str(other)}
+            subprocess.run(chmod, env=env, check=True, capture_output=True)
+            with open(index_file, "r+b") as stream:
+                stream.write(other.read_bytes())
+            os.utime(index_file, ns=(before.st_atime_ns, before.st_mtime_ns))
+            rewritten.append(before)
+        index.add(pygit2.IndexEntry("c.txt", blob, pygit2.GIT_FILEMODE_BLOB))
+
+    gitindex.update_index(repository, change)
+    (before,) = rewritten
+    after = os.stat(other)
+    assert after.st_size == before.st_size  # what only the checksum tells apart
+    index = pygit2.Repository(str(tracked)).index
+    assert index["README.md"].mode == pygit2.GIT_FILEMODE_BLOB_EXECUTABLE
+    assert "c.txt" in index
+
+
 def test_a_write_of_the_index_keeps_its_mode_and_clears_what_a_stopped_one_left(
     tracked: Path,
 ) -> None:
