@@ -66,6 +66,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import ntpath
 import os
 import posixpath
 import re
@@ -834,13 +835,18 @@ def _present(root: Path, paths: set[str]) -> dict[str, bool]:
     return {path: files.size(path) is not None for path in paths}
 
 
-def _rooted(path: str) -> bool:
-    """Whether joining `path` to a folder gives `path` itself, or a path through `\\` that
-    this system reads as a separator: `/etc/x`; on Windows also `C:/x`, `\\\\host\\share\\x`
-    and `a\\..\\..\\x`."""
-    if os.sep == "\\" and "\\" in path:
+_WINDOWS = os.name == "nt"
+
+
+def _rooted(path: str, windows: bool = _WINDOWS) -> bool:
+    """Whether joining `path` to a folder leaves it, or goes through what Windows reads as a
+    separator or a drive (`windows`): `/etc/x`; on Windows also `\\x`, `C:\\x`, `C:x` (the
+    drive's current folder), `\\\\host\\share\\x` and `a\\..\\..\\x`. Told from the string
+    alone, as every Python reads it (os.path.isabs takes `/x` for a relative path on Windows
+    from Python 3.13)."""
+    if path.startswith("/"):
         return True
-    return os.path.isabs(path) or bool(os.path.splitdrive(path)[0])
+    return windows and ("\\" in path or bool(ntpath.splitdrive(path)[0]))
 
 
 class _WorkTreeFiles:

@@ -39,6 +39,7 @@ from stet_lsp.trajectory.provenance import (
     Provenance,
     ProvenanceHunk,
     TrajectoryLines,
+    _rooted,
     grouped,
     repository_path,
 )
@@ -747,6 +748,33 @@ def test_a_file_gone_is_never_looked_for_through_a_link_or_a_fifo(
     # a file with the run's text in the repository is still where src/new.py went
     write(root, "src/kept.py", NEW)
     assert "src/kept.py" in Provenance.load(root).paths()
+
+
+@pytest.mark.parametrize(
+    ("path", "on_windows", "on_posix"),
+    [
+        ("src/app.py", False, False),
+        ("/etc/passwd", True, True),
+        ("//server/share/x", True, True),
+        ("\\x", True, False),
+        ("C:\\x", True, False),
+        ("C:/x", True, False),
+        ("C:x", True, False),
+        ("\\\\server\\share\\x", True, False),
+        ("a\\b", True, False),
+        ("src\\..\\..\\x", True, False),
+        ("..", False, False),  # a name left out by the caller, as `.` and `` are
+    ],
+)
+def test_a_path_rooted_or_through_a_backslash_on_windows_is_no_work_tree_file(
+    path: str, on_windows: bool, on_posix: bool
+) -> None:
+    """Whether joining a trajectory's path to the work tree would lead out of it, or through
+    what Windows reads as a separator or a drive, told from the string on any system: on
+    Windows a drive (`C:x` too: that drive's current folder), a UNC path or any backslash;
+    elsewhere only a leading `/` (`a\b` is a file name there)."""
+    assert _rooted(path, windows=True) is on_windows
+    assert _rooted(path, windows=False) is on_posix
 
 
 def test_a_file_gone_among_too_many_new_files_of_its_size_is_not_followed(
