@@ -30,19 +30,25 @@ def _spaced_user(separator: str) -> str:
     """A user name that may hold spaces (`John Smith`: Windows allows it, and a macOS home
     folder can be renamed so): taken whole only when `separator` follows it
     (`C:\\Users\\John Smith\\proj`), or when the path is a whole quoted string
-    (`"C:\\Users\\John Smith"`) and every word after the first starts with a capital or a
-    digit, as a name's do, where a quoted sentence's words do not (`"/Users/bob is here"` is
-    `"~ is here"`). Else the name ends at its first space, so a path in prose never takes
+    (`"C:\\Users\\Jan van Dijk"`: a name's words cannot be told from a sentence's, so a
+    quoted sentence that starts with a home folder loses up to three words, `"/Users/bob is
+    here"` is `"~"`, rather than a name its last ones; an apostrophe, `'C:\\Users\\bob's'`,
+    closes no quote). Else the name ends at its first space, so a path in prose never takes
     the words after it (`C:\\Users\\bob and then` is `~ and then`)."""
     spaced = rf"(?:{_SPACE}{_NAME}){{1,3}}(?={separator})"
-    named = rf"(?:{_SPACE}(?![a-z]){_NAME}){{1,3}}(?=(?(quote)\\?(?P=quote)|(?!)))"
+    named = rf"(?:{_SPACE}{_NAME}){{1,3}}(?=(?(quote)\\?(?P=quote)(?!\w)|(?!)))"
     return rf"{_USER}(?:{spaced}|{named})?"
 
 
 _SLASHED = _spaced_user("/")
 _ESCAPED = _spaced_user(r"\\/")
-# A Windows path may change separators after the user name (`C:\\Users\\John Smith/proj`).
-_WINDOWS = _spaced_user("(?P=separator)|/")
+# A Windows path may change separators after the user name (`C:\\Users\\John Smith/proj`,
+# `C:/Users/John Smith\\proj`, as `os.path.join` writes it); not a JSON escape's `\\`.
+_WINDOWS = _spaced_user(r"(?P=separator)|/|\\\\|\\(?![nrtu\"])")
+# A name of a relative path's `Users` or `home` folder that reads as a file's (`UserDto.cs`):
+# a project's folder of that name (`..\\Users\\UserDto.cs`), not a home folder.
+_FILE = r"[\w\-]{1,64}\.[A-Za-z][A-Za-z0-9]{0,4}(?![\w.\-])"
+_NO_FILE = rf"(?!sers{_SEP}{_FILE})"
 # Not inside a longer path or word (`/srv/home/x`, `~/home/x`); a JSON `\n`, `\t` or `\r`
 # escape right before the path is a line break, not part of a word; a diff header names an
 # absolute path after its `a/` or `b/` (`+++ b//home/x/…`), a URI after its scheme's `://`
@@ -66,11 +72,12 @@ HOME_PATH = re.compile(
     r"""(?:(?<=(?P<quote>["']))|(?<!["']))"""
     rf"(?:{_START}(?:/home/{_USER}|/Users/{_SLASHED}|\\/home\\/{_USER}|\\/Users\\/{_ESCAPED})"
     rf"|(?:{_START}[A-Za-z]:(?:(?P<doubled>\\\\(?:\\\\)?)|\\/|\\|/)[Uu]"
-    r"(?(doubled)(?=sers(?:(?P=doubled)|/)))"
-    r"|(?<=\.\.\\)U|(?<=\.\.\\\\)U(?=sers(?:\\\\|/))|(?<=\.\.\\\\\\\\)U(?=sers(?:\\\\\\\\|/)))"
+    r"(?(doubled)(?=sers(?:(?P=doubled)|/|\\/)))"
+    rf"|(?<=\.\.\\)U{_NO_FILE}|(?<=\.\.\\\\)U(?=sers(?:\\\\|/)){_NO_FILE}"
+    rf"|(?<=\.\.\\\\\\\\)U(?=sers(?:\\\\\\\\|/)){_NO_FILE})"
     rf"sers(?P<separator>{_SEP}){_WINDOWS}"
-    rf"|(?<=\.\./)(?:home/{_USER}|Users/{_SLASHED})"
-    rf"|(?<=\.\.\\/)(?:home\\/{_USER}|Users\\/{_ESCAPED}))"
+    rf"|(?<=\.\./)(?!(?:home|Users)/{_FILE})(?:home/{_USER}|Users/{_SLASHED})"
+    rf"|(?<=\.\.\\/)(?!(?:home|Users)\\/{_FILE})(?:home\\/{_USER}|Users\\/{_ESCAPED}))"
     r"(?![\w.\-])"
 )
 # Every match starts at `/home/` or `\/home\/`, or at `/Users/`, `\/Users\/` (after the slash,

@@ -302,13 +302,33 @@ def test_a_configured_name_ending_a_json_string_never_breaks_the_json(
         ('{"cwd": "C:\\\\Users\\\\John Smith"}', '{"cwd": "~"}'),
         ("cd 'C:\\Users\\John Smith'", "cd '~'"),
         ("cd '/Users/Jo Ann 2'", "cd '~'"),
-        # A quoted sentence that starts with a home path keeps its words: a name's words after
-        # the first start with a capital or a digit.
-        ('{"msg": "/Users/bob is the user"}', '{"msg": "~ is the user"}'),
-        ('{"msg": "C:\\\\Users\\\\bob said it is"}', '{"msg": "~ said it is"}'),
+        # A quoted path of a name with spaces is taken whole, whatever its words' case (a
+        # name's words cannot be told from a sentence's: a quoted sentence that starts with a
+        # home folder loses up to three words rather than a name its last ones); an
+        # apostrophe closes no quote.
+        ('{"cwd": "C:\\\\Users\\\\Jan van Dijk"}', '{"cwd": "~"}'),
+        ('"C:\\\\Users\\\\María de la Cruz"', '"~"'),
+        ("cd 'C:\\Users\\Ana de Souza'", "cd '~'"),
+        ('{"cwd": "/Users/Jan van Dijk"}', '{"cwd": "~"}'),
+        ('"C:\\Users\\john smith"', '"~"'),
+        ('{"msg": "/Users/bob is the user"}', '{"msg": "~"}'),
         ("'C:\\Users\\bob is Bob's folder'", "'~ is Bob's folder'"),
-        ('"cd \\"\\/Users\\/jo and more\\""', '"cd \\"~ and more\\""'),
-        ('"C:\\Users\\john smith"', '"~ smith"'),
+        ('"cd \\"\\/Users\\/jo and more\\""', '"cd \\"~\\""'),
+        # Either separator after a Windows user name, as `os.path.join` mixes them.
+        ("C:/Users/John Smith\\proj\\a.py", "~\\proj\\a.py"),
+        ('"C:/Users/John Smith\\\\proj"', '"~\\\\proj"'),
+        ('"C:\\\\Users\\/bob\\/x"', '"~\\/x"'),
+        # A relative path's `Users` folder holding a file is a project's folder.
+        (
+            '<Compile Include="..\\Users\\UserDto.cs" />',
+            '<Compile Include="..\\Users\\UserDto.cs" />',
+        ),
+        (
+            "..\\Users\\UsersController.cs(12,5): error",
+            "..\\Users\\UsersController.cs(12,5): error",
+        ),
+        ('import x from "../Users/UserList.tsx"', 'import x from "../Users/UserList.tsx"'),
+        ('"..\\\\Users\\\\UserDto.cs"', '"..\\\\Users\\\\UserDto.cs"'),
         ('"cd \\"\\/Users\\/Jo Lee\\""', '"cd \\"~\\""'),
         ("C:\\Users\\bob and then", "~ and then"),
         ("C:\\Users\\John Smith", "~ Smith"),
