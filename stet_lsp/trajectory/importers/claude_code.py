@@ -495,9 +495,9 @@ class _FileReader:
         self.waiting: list[str] = []
         # The run of `remove` records naming nothing being read, one drain of the queue:
         # the queue as the drain found it, and for each remove, where it stands, what it
-        # took (its place in that queue) and the index of its event.
+        # took (its place in that queue, its text) and the index of its event.
         self.drain_queue: list[str | None] = []
-        self.drain: list[tuple[_At, dict[str, Any], int, int]] = []
+        self.drain: list[tuple[_At, dict[str, Any], int, str, int]] = []
 
     def read(self, path: Path) -> _Transcript:
         for line, value in jsonl_records(path, self.out.source, self.shared.problems):
@@ -505,7 +505,13 @@ class _FileReader:
                 self.out.first_line = line
             self.out.records += 1
             self.out.last_line = line
+            if self.drain and not (
+                line == self.drain[-1][0].source.line + 1 and _names_nothing_removed(value)
+            ):
+                self._end_drain()
             self._record(line, value)
+        if self.drain:
+            self._end_drain()
         return self.out
 
     # -- records ---------------------------------------------------------------------------
@@ -876,12 +882,11 @@ class _FileReader:
         prompt of its own, a `popAll` back to the input box. A task's or agent's
         notification leaves the queue without a record in some builds: a `remove` takes one
         only when no prompt waits (the turn takes typed prompts first), but the removes of
-        one drain follow the queue's order (`_in_queue_order`)."""
+        one drain follow the queue's order (`_end_drain`)."""
         operation = record.get("operation")
         text = _text_of(record.get("content"))
         waiting = self.waiting
         absorbed = record.get("reason") == "absorbed_mid_turn"
-        drained = False
         if operation == "enqueue":
             waiting.append(text)
             del waiting[:-_QUEUE_HELD]  # a queue no one takes from costs no more to search
@@ -890,16 +895,15 @@ class _FileReader:
         elif operation == "popAll":
             waiting.clear()
         elif operation == "remove" and record.get("content") is None and waiting:
-            if not self.drain or self.drain[-1][0].source.line != at.source.line - 1:
-                self.drain_queue, self.drain = list(waiting), []
+            if not self.drain:
+                self.drain_queue = list(waiting)
             typed = [queued for queued in waiting if not _is_queued_notice(queued)]
             text = (typed or waiting)[0]
             waiting.remove(text)
             absorbed = not _SLASH_COMMAND.match(text.lstrip())
             place = self.drain_queue.index(text)
             self.drain_queue[place] = None  # a text queued twice is taken once each time
-            self.drain.append((at, record, place, len(self.out.events)))
-            drained = True
+            self.drain.append((at, record, place, text, len(self.out.events)))
         elif operation == "remove" and text in waiting:
             waiting.remove(text)
         if operation != "remove" or not absorbed or not text.strip() or _is_queued_notice(text):
@@ -911,36 +915,34 @@ class _FileReader:
         else:
             self.absorbed.setdefault(text, []).append((len(self.out.events), at, record))
             self._user_text(at, text)
-        if drained:
-            self._in_queue_order()
 
-    def _in_queue_order(self) -> None:
-        """Puts what the removes of one drain took in the order the queue held it: the
-        drain takes typed prompts and commands before the harness's notifications, but
-        writes a `remove` for each entry it took in the queue's order, so a prompt taken
-        past a notification queued before it is a later remove's. Each remove gave one
-        event; an event moved to another remove takes its place, time and record."""
-        drain = self.drain
+    def _end_drain(self) -> None:
+        """Puts what the removes of a drain took (read to its last) in the order the queue
+        held it: the drain takes typed prompts and commands before the harness's
+        notifications, but writes a `remove` for each entry it took in the queue's order,
+        so a prompt taken past a notification queued before it is a later remove's. Each
+        remove gave one event; an event moved to another remove takes its place, time and
+        record."""
+        drain, self.drain = self.drain, []
         if all(earlier[2] < later[2] for earlier, later in pairwise(drain)):
             return
         in_order = sorted(drain, key=lambda removed: removed[2])
         events = self.out.events
-        taken = [events[removed[3]] for removed in in_order]  # all read before any is moved
+        taken = [events[removed[4]] for removed in in_order]  # all read before any is moved
         moved: dict[int, tuple[int, _At, dict[str, Any]]] = {}
-        for (at, record, _, index), came_from, event in zip(drain, in_order, taken, strict=True):
+        for (at, record, _, _, index), came_from, event in zip(drain, in_order, taken, strict=True):
             place: dict[str, Any] = {"source": at.source, "time": at.time, "agent": at.agent}
             if isinstance(event, RawEvent):
                 place["record"] = record
             events[index] = event.model_copy(update=place)
-            moved[came_from[3]] = (index, at, record)
-        for earlier in self.absorbed.values():  # a prompt's event, for its attachment to find
-            earlier[:] = [moved.get(entry[0], entry) for entry in earlier]
-        # Each remove now holds what the queue held at its place: a later remove of the same
-        # drain sorts from there, not from what each took before.
-        self.drain = [
-            (at, record, came_from[2], index)
-            for (at, record, _, index), came_from in zip(drain, in_order, strict=True)
-        ]
+            moved[came_from[4]] = (index, at, record)
+        first = min(moved)
+        for text in {removed[3] for removed in drain}:  # its prompt, for its attachment
+            earlier = self.absorbed.get(text, [])
+            back = len(earlier) - 1  # the drain's prompts were the last to be added
+            while back >= 0 and earlier[back][0] >= first:
+                earlier[back] = moved.get(earlier[back][0], earlier[back])
+                back -= 1
 
     def _sent_from_queue(self, text: str) -> None:
         """A prompt sent as its own (after the turn it was queued in) is off the queue, with
@@ -1409,6 +1411,16 @@ def _is_task_notification(record: dict[str, Any], content: Any) -> bool:
     ):
         return False
     return _text_of(content).lstrip().startswith(_TASK_NOTIFICATION)
+
+
+def _names_nothing_removed(record: Any) -> bool:
+    """Whether `record` is a `queue-operation` `remove` naming nothing (builds up to 2.1.42)."""
+    return (
+        isinstance(record, dict)
+        and record.get("type") == "queue-operation"
+        and record.get("operation") == "remove"
+        and record.get("content") is None
+    )
 
 
 def _is_queued_notice(text: str) -> bool:
