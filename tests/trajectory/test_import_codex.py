@@ -1008,6 +1008,9 @@ def test_a_usage_record_is_its_request_usage_and_the_token_count_after_it_a_repe
             usage_record("classifier-response-2", usage(14, 0, 6)),
             token_count((7000, 6000, 50), (18000, 15000, 650)),
             record("token_usage_record", {"response_id": "resp-4"}),
+            # A response that failed gets a count and no record, here of the figures of the
+            # classifier's record before the last count: no repeat.
+            token_count((14, 0, 6), (18014, 15000, 656)),
         ],
     )
     assert [
@@ -1019,6 +1022,7 @@ def test_a_usage_record_is_its_request_usage_and_the_token_count_after_it_a_repe
         ("gpt-5.5", 1000, 5000, 100, 6),
         ("gpt-5.5", 1000, 6000, 50, 8),
         ("gpt-5.5", 14, 0, 6, 9),
+        ("gpt-5.5", 14, 0, 6, 12),
     ]
     assert session.dropped == {"repeated_event": 3}
     (unread,) = of(session, RawEvent)

@@ -421,8 +421,9 @@ class _Reader:
         self.cwd = text_field((facts.meta or {}).get("cwd"))
         self.calls: set[str] = set()
         self.last_total: Any = None
-        # The figures of the `token_usage_record`s no token_count has repeated yet (a request
-        # of the harness's own, written between a response's record and its count, gets none).
+        # The figures of the `token_usage_record`s since the last token_count, which repeats
+        # one of them (a request of the harness's own, written between a response's record
+        # and its count, gets none).
         self.recorded_usage: Counter[tuple[int, int, int, int]] = Counter()
         self.inherited_line: int | None = None  # see codex_threads.Copy
         self.turn = 0
@@ -949,9 +950,11 @@ class _Reader:
         else:
             self.session.dropped["rate_limits"] += 1  # the account's rate limits only
             return
-        figures = _figures(usage)
-        if self.recorded_usage[figures]:
-            self.recorded_usage[figures] -= 1
+        repeated = self.recorded_usage[_figures(usage)] > 0
+        # A record the count did not repeat was a request of the harness's own, which gets
+        # none: a later count of the same figures (a response with no record) is no repeat.
+        self.recorded_usage.clear()
+        if repeated:
             self.session.dropped["repeated_event"] += 1  # the request's usage record said it
             return
         self.usage(usage)
