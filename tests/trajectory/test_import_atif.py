@@ -1774,6 +1774,8 @@ def test_a_word_after_wrapped_base64_is_not_taken_for_its_last_line(tmp_path: Pa
         return "\n".join(data[n : n + width] for n in range(0, len(data), width))
 
     head = "data:image/png;base64,"
+    zeros = base64.b64encode(bytes(range(171)) + bytes(6)).decode()
+    zeros = "\n".join(zeros[n : n + 76] for n in range(0, len(zeros), 76))
     cut = {
         f"{head}{wrapped(171, 76)}\nDone": "data:image/png;base64\nDone",
         f"{head}{wrapped(96, 64)}\nexit\n$ ls": "data:image/png;base64\nexit\n$ ls",
@@ -1781,6 +1783,8 @@ def test_a_word_after_wrapped_base64_is_not_taken_for_its_last_line(tmp_path: Pa
         f"{head}{wrapped(172, 76)}\nDone": "data:image/png;base64\nDone",  # ends qw==
         f"{head}{wrapped(174, 76)}\nDone": "data:image/png;base64\nDone",  # ends q6yt
         f"{head}{wrapped(99, 64)}\nOK": "data:image/png;base64\nOK",  # ends YGFi
+        # Zero bytes at the end are a last line of one letter, `AAAAAAAA`: no word.
+        f"{head}{zeros}\nDone": "data:image/png;base64\nDone",
     }
     steps = [{"step_id": i + 1, "source": "agent", "message": text} for i, text in enumerate(cut)]
     parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps)))

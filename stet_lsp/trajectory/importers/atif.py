@@ -1230,12 +1230,13 @@ _LINE_BREAK = re.compile(r"\r?\n|\\r\\n|\\n")
 """A line break, or one JSON text escapes (`\\n`)."""
 _WRAPPED = (64, 76)
 """The widths of the lines of wrapped base64 (PEM's, MIME's)."""
-_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+")
-"""A line shaped like a word: letters alone, in lower case, in capitals, or capitalised.
-After lines of wrapped base64 it is a word (`Done`, `exit`, `PASS`), not the base64's last
-line, which is rarely so shaped (four random letters of base64 are one time in twelve,
-eight one in 450) and never when it ends in padding (`=`); such a line left in the text
-holds less than a line of the data's bytes."""
+_WORD = re.compile(r"(?!([A-Za-z])\1*$)(?:[A-Z]?[a-z]+|[A-Z]+)")
+"""A line shaped like a word: letters alone, in lower case, in capitals, or capitalised,
+not one letter repeated (`AAAAAAAA`, the end of data ending in zero bytes). After lines of
+wrapped base64 it is a word (`Done`, `exit`, `PASS`), not the base64's last line, which is
+rarely so shaped (four random letters of base64 are one time in twelve, eight one in 450)
+and never when it ends in padding (`=`); such a line left in the text holds less than a
+line of the data's bytes."""
 _LONG_BASE64 = 40
 """The base64 letters data has at the least (a one-pixel GIF's have 56): fewer are a
 placeholder in an example."""
