@@ -2372,6 +2372,52 @@ def test_bookkeeping_records_of_multi_agent_rollouts_are_kept_as_what_they_are(
     assert raws[0].record == world
 
 
+CIPHERTEXT = "gAAAAABqvXk2" + "Zm9yIHRoZSB3b3JrZXIgb25seQ" * 4
+
+
+def test_encrypted_messages_between_agents_are_left_out_and_counted(tmp_path: Path) -> None:
+    """Multi-agent v2 (Codex 0.15x) encrypts what one model writes another: the
+    `spawn_agent` call's `message` argument and the `encrypted_content` part of the
+    `agent_message` the subagent's thread receives are a Fernet token. Neither is kept: the
+    argument is named `[encrypted]`, the part keeps only its type, each is counted in
+    `dropped.opaque_reasoning`, and the readable parts stay."""
+    spawn = item(
+        {
+            "type": "function_call",
+            "name": "spawn_agent",
+            "namespace": "collaboration",
+            "arguments": json.dumps(
+                {"task_name": "lint", "fork_turns": "none", "message": CIPHERTEXT}
+            ),
+            "call_id": "call_spawn",
+        }
+    )
+    task = item(
+        {
+            "type": "agent_message",
+            "id": "amsg_1",
+            "author": "/root",
+            "recipient": "/root/lint",
+            "content": [
+                {"type": "input_text", "text": "Message Type: NEW_TASK\nTask name: /root/lint\n"},
+                {"type": "encrypted_content", "encrypted_content": CIPHERTEXT},
+            ],
+        }
+    )
+    session = parse(tmp_path, [meta(), spawn, task])
+    (call,) = of(session, ToolCall)
+    assert call.input == {"task_name": "lint", "fork_turns": "none", "message": "[encrypted]"}
+    (raw,) = of(session, RawEvent)
+    assert raw.reason == "message between agents (a multi-agent thread's author to recipient)"
+    assert raw.record["payload"]["content"] == [
+        {"type": "input_text", "text": "Message Type: NEW_TASK\nTask name: /root/lint\n"},
+        {"type": "encrypted_content"},
+    ]
+    assert raw.record["payload"]["author"] == "/root"
+    assert session.dropped["opaque_reasoning"] == 2
+    assert all(CIPHERTEXT not in event_json(e) for e in session.events)
+
+
 def test_a_thread_rolled_back_abandons_its_last_turns(tmp_path: Path) -> None:
     """`thread_rolled_back` (num_turns N): Codex drops the last N user turns from the
     conversation; the rollout keeps them. Their events are abandoned, and a rewind resumes

@@ -18,7 +18,10 @@ Each line is one record `{"timestamp", "type", "payload"}`:
   reach only the model; rollouts of mid-2025 kept no such item, and their `web_search_end`
   event is the search, its `web_search_begin` adding nothing),
   `tool_search_call`/`tool_search_output`, `image_generation_call`, and harness bookkeeping
-  (`ghost_snapshot`, opaque `compaction`). A shell call that ran and moved files with `mv`
+  (`ghost_snapshot`, opaque `compaction`), and `agent_message` (a message between the agents
+  of a multi-agent thread: kept raw, without its `encrypted_content` parts, counted as
+  `opaque_reasoning`, as is a call argument that is such ciphertext, the `message` of a
+  `spawn_agent`, named `[encrypted]`). A shell call that ran and moved files with `mv`
   or `git mv` (`shell_moves`) is a rename for each, from its `workdir`. Tool outputs are a
   string, a JSON string `{"output", "metadata": {"exit_code"}}`, text headed by `Exit code: N` or
   `Process exited with code N`, or a list of content parts; a call Codex could not make is
@@ -220,6 +223,10 @@ _TURN_ITEM_CALLS = frozenset(
     }
 )
 _PATCH_BEGIN = "*** Begin Patch"
+# A Fernet token (the form of Codex's encrypted content: version byte 0x80 and a timestamp
+# whose first bytes are zero, in URL-safe base64), and what an argument that is one becomes.
+_FERNET_TOKEN = re.compile(r"gAAAAA[A-Za-z0-9_-]{24,}={0,2}")
+_ENCRYPTED = "[encrypted]"
 _PATCH_END = "*** End Patch"
 
 # Texts Codex sends with the user's role around a request: instructions and environment, a
@@ -547,7 +554,7 @@ class _Reader:
         elif kind in _OPAQUE_COMPACTIONS:
             self.session.dropped["opaque_compaction"] += 1
         elif kind == "agent_message":
-            self.raw(_KEPT_RECORDS["inter_agent_communication"])
+            self.message_between_agents(item)
         elif kind == "additional_tools":
             self.raw("tools the harness gave the model during the session (their definitions)")
         else:
@@ -620,10 +627,27 @@ class _Reader:
         elif not text.strip():
             self.session.dropped["empty_reasoning"] += 1  # nothing in it, but it was read
 
+    def message_between_agents(self, item: Record) -> None:
+        """A message from one agent of the thread to another, kept raw without the parts
+        Codex encrypted (what a model wrote for the other, which only OpenAI's servers read):
+        each is left out, counted as opaque reasoning is."""
+        content = item.get("content")
+        if not isinstance(content, list) or not any(_is_encrypted_part(p) for p in content):
+            self.raw(_KEPT_RECORDS["inter_agent_communication"])
+            return
+        readable = []
+        for part in content:
+            if _is_encrypted_part(part):
+                self.session.dropped["opaque_reasoning"] += 1
+                part = {key: value for key, value in part.items() if key != "encrypted_content"}
+            readable.append(part)
+        record = {**self.value, "payload": {**item, "content": readable}}
+        self.emit(RawEvent, record=record, reason=_KEPT_RECORDS["inter_agent_communication"])
+
     def function_call(self, item: Record) -> None:
         name = _tool_name(item)
         arguments = item.get("arguments")
-        tool_input = _arguments(arguments)
+        tool_input = self.without_ciphertext(_arguments(arguments))
         call_id = self.call(item, name, tool_input)
         if name == "apply_patch":
             patch = tool_input.get("input") or tool_input.get("patch") or arguments
@@ -631,6 +655,17 @@ class _Reader:
         else:
             self.expect_patch(call_id, _shell_patch(tool_input))
             self.expect_moves(call_id, tool_input)
+
+    def without_ciphertext(self, tool_input: dict[str, Any]) -> dict[str, Any]:
+        """A call's arguments without the ones Codex encrypted (the message of a multi-agent
+        v2 `spawn_agent` or `send_message`, a Fernet token, `gAAAAA…`): each is named
+        `[encrypted]`, its bytes counted as opaque reasoning is."""
+        kept = dict(tool_input)
+        for key, value in tool_input.items():
+            if isinstance(value, str) and _FERNET_TOKEN.fullmatch(value):
+                kept[key] = _ENCRYPTED
+                self.session.dropped["opaque_reasoning"] += 1
+        return kept
 
     def custom_tool_call(self, item: Record) -> None:
         name = _tool_name(item)
@@ -1157,6 +1192,10 @@ def _event_text(value: Any) -> str | None:
 
 
 # --- tools -------------------------------------------------------------------------------------
+
+
+def _is_encrypted_part(part: Any) -> bool:
+    return isinstance(part, dict) and part.get("type") == "encrypted_content"
 
 
 def _tool_name(item: Record) -> str:
