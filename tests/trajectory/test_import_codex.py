@@ -2372,6 +2372,75 @@ def test_bookkeeping_records_of_multi_agent_rollouts_are_kept_as_what_they_are(
     assert raws[0].record == world
 
 
+def test_records_the_model_is_not_shown_are_kept_saying_what_they_are(tmp_path: Path) -> None:
+    """Codex 0.15x rollouts hold records for the harness alone (codex-rs/history, the
+    `RolloutItem` enum): a `security_risk_score` (its classifier's scores), a
+    `retained_context` (a fact kept for its reviewer: the user's answer to the agent's
+    question), a `realtime_item` (a voice conversation's start, end or transcript), and
+    `thread_goal_updated` events (the goal set with /goal, and what it has cost). They came
+    out as records of an unknown type; each is kept raw saying what it is."""
+    risk = record("security_risk_score", {"scores": {"action_risk": 0.12}})
+    answer = record(
+        "retained_context",
+        {
+            "type": "verified_answer",
+            "turn_id": "t1",
+            "call_id": "call_ask",
+            "questions": [{"question": "Which port?", "answer": "8080"}],
+        },
+    )
+    realtime = record(
+        "realtime_item",
+        {
+            "id": "rt_1",
+            "realtime_session_id": "rs_1",
+            "type": "transcript_segment",
+            "data": {"role": "user", "text": "run the tests"},
+        },
+    )
+    goal = event(
+        {
+            "type": "thread_goal_updated",
+            "threadId": SESSION,
+            "turnId": "t1",
+            "goal": {
+                "threadId": SESSION,
+                "objective": "make the build green",
+                "status": "active",
+                "tokensUsed": 1200,
+                "timeUsedSeconds": 40,
+                "createdAt": 1790600000,
+                "updatedAt": 1790600040,
+            },
+        }
+    )
+    session = parse(tmp_path, [meta(), risk, answer, realtime, goal])
+    raws = of(session, RawEvent)
+    assert [(r.source.line, r.reason) for r in raws] == [
+        (
+            2,
+            "scores of Codex's security risk classifier (shown neither to the model nor in "
+            "the thread)",
+        ),
+        (
+            3,
+            "a fact Codex keeps for its reviewer outside the model's context (the user's "
+            "answer to a question the agent asked)",
+        ),
+        (
+            4,
+            "a fact of a realtime (voice) conversation, kept to show it again (its start or "
+            "end, a segment of its transcript)",
+        ),
+        (
+            5,
+            "the thread's goal (/goal) set or updated: its objective, status, and the tokens "
+            "and time spent on it",
+        ),
+    ]
+    assert [r.record for r in raws] == [risk, answer, realtime, goal]
+
+
 CIPHERTEXT = "gAAAAABqvXk2" + "Zm9yIHRoZSB3b3JrZXIgb25seQ" * 4
 
 

@@ -64,6 +64,13 @@ Each line is one record `{"timestamp", "type", "payload"}`:
   compaction, whose summary is opaque).
 * `token_usage_record` (0.15x): the usage of one model response (`usage`), the harness's own
   requests (a classifier's) included, which get no token_count.
+* Records for the harness alone, kept raw saying what they are: `world_state`,
+  `inter_agent_communication` and its `_metadata` (0.14x), and in 0.15x
+  `security_risk_score` (its risk classifier's scores), `retained_context` (a fact kept
+  for its reviewer, such as the user's answer to the agent's question) and `realtime_item`
+  (a voice conversation's start, end or transcript); so is the `thread_goal_updated`
+  event_msg (the goal set with /goal, its status and what it has cost). A record of a type
+  not known here stays raw too.
 
 Rollouts written before `session_meta` existed (Codex CLI of early to mid 2025) start with a
 bare header `{"id", "timestamp", "instructions", "git"?}` followed by bare response items (no
@@ -166,6 +173,14 @@ _KEPT_RECORDS = {
     # Earlier multi-agent rollouts' form of the `agent_message` response item.
     "inter_agent_communication": "message between agents (a multi-agent thread's author to "
     "recipient)",
+    # Records of Codex 0.15x rollouts that neither the model nor the thread's view is shown
+    # (codex-rs/history/src/lib.rs, `RolloutItem`).
+    "security_risk_score": "scores of Codex's security risk classifier (shown neither to the "
+    "model nor in the thread)",
+    "retained_context": "a fact Codex keeps for its reviewer outside the model's context (the "
+    "user's answer to a question the agent asked)",
+    "realtime_item": "a fact of a realtime (voice) conversation, kept to show it again (its "
+    "start or end, a segment of its transcript)",
 }
 _ROLE_KINDS = {"user": "user", "assistant": "agent"}
 _TURN_STARTS = frozenset({"task_started", "turn_started"})
@@ -576,6 +591,11 @@ class _Reader:
         elif kind == "thread_name_updated":
             # Each name the thread was given is kept; the last one is the session's title.
             self.raw("the thread's new name (the session's title is the last one given)")
+        elif kind == "thread_goal_updated":
+            self.raw(
+                "the thread's goal (/goal) set or updated: its objective, status, and the "
+                "tokens and time spent on it"
+            )
         elif kind in _REVIEW_EVENTS:
             self.raw(_REVIEW_EVENTS[kind])
         else:
