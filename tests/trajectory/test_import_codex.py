@@ -2441,6 +2441,68 @@ def test_records_the_model_is_not_shown_are_kept_saying_what_they_are(tmp_path: 
     assert [r.record for r in raws] == [risk, answer, realtime, goal]
 
 
+def code_mode_output(call_id: str, status: str, *emitted: str) -> dict[str, Any]:
+    header = f"{status}\nWall time 0.1 seconds\nOutput:\n"
+    parts = [{"type": "input_text", "text": text} for text in (header, *emitted)]
+    return call_output(call_id, parts, "custom_tool_call_output")
+
+
+def command_result(exit_code: int, output: str) -> str:
+    return json.dumps(
+        {
+            "chunk_id": "5d1c0a",
+            "wall_time_seconds": 0.01,
+            "exit_code": exit_code,
+            "original_token_count": 3,
+            "output": output,
+        }
+    )
+
+
+def test_a_code_mode_command_that_exits_non_zero_is_a_failed_result(tmp_path: Path) -> None:
+    """In code mode (Codex 0.15x) the model's `exec` call runs a script that calls the tools,
+    and its output is the script's status (`Script completed`, `Script failed` when it threw,
+    `Script running with cell ID N`) and what it emitted: for `text(await
+    tools.exec_command(...))`, the command's result with its exit code. A command that
+    exited non-zero was an ok result, as was a script that failed; both are failed results,
+    as a shell call's are."""
+
+    def script(call_id: str, command: str) -> dict[str, Any]:
+        source = f"text(await tools.exec_command({{cmd: {json.dumps(command)}}}));\n"
+        return item(
+            {"type": "custom_tool_call", "name": "exec", "call_id": call_id, "input": source}
+        )
+
+    running = "Script running with cell ID 7"
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            script("call_pass", "pytest -q"),
+            code_mode_output("call_pass", "Script completed", command_result(0, "3 passed\n")),
+            script("call_fail", "pytest -q"),
+            code_mode_output("call_fail", "Script completed", command_result(1, "1 failed\n")),
+            script("call_threw", "no-such-tool"),
+            code_mode_output("call_threw", "Script failed", "Script error:\nboom"),
+            script("call_wait", "sleep 30"),
+            code_mode_output("call_wait", running, command_result(0, "")),
+            script("call_text", "echo hi"),
+            code_mode_output("call_text", "Script completed", '{"exit_code": 2}', "hi"),
+        ],
+    )
+    results = {r.call_id: r.ok for r in of(session, ToolResult)}
+    assert results == {
+        "call_pass": True,
+        "call_fail": False,
+        "call_threw": False,
+        "call_wait": True,
+        "call_text": True,
+    }
+    failed = next(r for r in of(session, ToolResult) if r.call_id == "call_fail")
+    assert failed.output.startswith("Script completed\nWall time 0.1 seconds\nOutput:")
+    assert '"exit_code": 1' in failed.output
+
+
 CIPHERTEXT = "gAAAAABqvXk2" + "Zm9yIHRoZSB3b3JrZXIgb25seQ" * 4
 
 

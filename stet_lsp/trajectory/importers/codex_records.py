@@ -134,7 +134,8 @@ def tool_output(output: Any) -> tuple[str, bool | None]:
         exit_code = _header_exit_code(output)
         return output, None if exit_code is None else exit_code == 0
     if isinstance(output, list):
-        return join_texts(text_parts(output)), None
+        parts = text_parts(output)
+        return join_texts(parts), _code_mode_outcome(parts)
     if isinstance(output, dict):
         # {"content", "success"} of early versions, or a single content part.
         body = output.get("content", output.get("output", output.get("text")))
@@ -157,4 +158,34 @@ def _header_exit_code(text: str) -> int | None:
             if line.startswith(prefix):
                 number = line[len(prefix) :].strip()
                 return int(number) if number.lstrip("-").isdigit() else None
+    return None
+
+
+def _code_mode_outcome(parts: list[str]) -> bool | None:
+    """Whether a code mode `exec` call failed, from the status Codex puts before what its
+    script emitted (codex-rs/core/src/tools/code_mode): `Script failed` (the script threw,
+    as when a command could not start) is a failure, and so is a `Script completed` whose
+    script emitted the result of a command (`tools.exec_command`: an object with its
+    `exit_code` and `output`) that exited non-zero, as a shell call is. None otherwise (no
+    such status, a script still running, or one that emitted no command's result)."""
+    if not parts:
+        return None
+    status, _, first = parts[0].partition("\n")
+    wall_time, _, first = first.partition("\n")
+    if not wall_time.startswith("Wall time ") or not first.startswith("Output:"):
+        return None
+    if status == "Script failed":
+        return False
+    if status != "Script completed":
+        return None
+    emitted = [first.removeprefix("Output:").strip(), *parts[1:]]
+    for text in emitted:
+        result = value_or_none(text) if text.startswith("{") else None
+        if (
+            isinstance(result, dict)
+            and isinstance(result.get("output"), str)
+            and isinstance(result.get("exit_code"), int)
+            and result["exit_code"] != 0
+        ):
+            return False
     return None
