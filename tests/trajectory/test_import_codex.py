@@ -2593,6 +2593,58 @@ def test_a_thread_rolled_back_abandons_its_last_turns(tmp_path: Path) -> None:
     assert [e.abandoned for e in of(session, ToolCall)] == [True]
 
 
+def test_a_rollback_counts_a_message_from_another_agent_as_a_turn(tmp_path: Path) -> None:
+    """Codex counts a message from another agent (an `agent_message` response item, or the
+    earlier top-level `inter_agent_communication` record) as a user turn when it takes turns
+    back (`is_user_turn_boundary`, codex-rs/core). The rollback took back user messages
+    alone, so in a thread whose turns are started by another agent it abandoned the turn
+    before (or said no turn was there)."""
+
+    def from_root(text: str) -> dict[str, Any]:
+        return item(
+            {
+                "type": "agent_message",
+                "author": "/root",
+                "recipient": "/root/worker",
+                "content": [{"type": "input_text", "text": text}],
+            }
+        )
+
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            message("user", "Run the linter"),
+            message("assistant", "Lint is clean."),
+            from_root("Now run the tests"),
+            message("assistant", "Tests pass."),
+            record(
+                "inter_agent_communication",
+                {"author": "/root", "recipient": "/root/worker", "content": "And the docs"},
+            ),
+            message("assistant", "Docs build."),
+            event({"type": "thread_rolled_back", "num_turns": 2}),
+            from_root("Run the tests again"),
+            message("assistant", "Still passing."),
+        ],
+    )
+    kept = [(e.source.line, e.abandoned) for e in session.events if e.kind != "session_end"]
+    assert kept == [
+        (1, False),
+        (2, False),
+        (3, False),
+        (4, True),
+        (5, True),
+        (6, True),
+        (7, True),
+        (8, False),
+        (9, False),
+        (10, False),
+    ]
+    (rewind,) = of(session, Rewind)
+    assert rewind.resumes_after is not None and rewind.resumes_after.line == 3
+
+
 ADD_NOTES = "*** Begin Patch\n*** Add File: notes.md\n+kept on disk\n*** End Patch\n"
 
 

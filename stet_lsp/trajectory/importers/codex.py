@@ -446,6 +446,9 @@ class _Reader:
         self.moves: dict[str, list[tuple[str, str]]] = {}  # a shell call's mv, by call
         self.cwd = text_field((facts.meta or {}).get("cwd"))
         self.calls: set[str] = set()
+        # Where the turns that are no user message start: a message from another agent
+        # (the positions of its events), which Codex counts as a user turn in a rollback.
+        self.agent_turns: set[int] = set()
         self.last_total: Any = None
         # The figures of the `token_usage_record`s since the last token_count, which repeats
         # one of them (a request of the harness's own, written between a response's record
@@ -535,6 +538,8 @@ class _Reader:
         elif text_field(value.get("type")) in ROLLOUT_TYPES:
             self.raw(f"{value['type']} record without a payload object")
         elif text_field(value.get("type")) in _KEPT_RECORDS:
+            if value["type"] == "inter_agent_communication":
+                self.agent_turns.add(len(self.events))
             self.raw(_KEPT_RECORDS[value["type"]])
         else:
             self.raw(f"unknown record type {value.get('type')!r}")
@@ -655,6 +660,7 @@ class _Reader:
         """A message from one agent of the thread to another, kept raw without the parts
         Codex encrypted (what a model wrote for the other, which only OpenAI's servers read):
         each is left out, counted as opaque reasoning is."""
+        self.agent_turns.add(len(self.events))
         content = item.get("content")
         if not isinstance(content, list) or not any(_is_encrypted_part(p) for p in content):
             self.raw(_KEPT_RECORDS["inter_agent_communication"])
@@ -1068,15 +1074,17 @@ class _Reader:
 
     def thread_rolled_back(self, event: Record) -> None:
         """The user took back the last `num_turns` turns (a rollback of the thread): Codex
-        drops them from the conversation from their user message on, and the rollout keeps
-        them. Their events are abandoned but for their file changes (a rollback leaves the
-        files as they are: their lines are still the turns'), and a rewind resumes after the
-        last event kept (null: before the first message)."""
+        drops them from the conversation from their user message on (or from the message of
+        another agent, which starts a turn as a user message does: `is_user_turn_boundary`
+        in codex-rs/core's context manager), and the rollout keeps them. Their events are
+        abandoned but for their file changes (a rollback leaves the files as they are: their
+        lines are still the turns'), and a rewind resumes after the last event kept (null:
+        before the first message)."""
         turns = count_field(event.get("num_turns"))
         prompts = [
             number
             for number, kept in enumerate(self.events)
-            if isinstance(kept, UserMessage) and not kept.abandoned
+            if (isinstance(kept, UserMessage) or number in self.agent_turns) and not kept.abandoned
         ]
         if not turns or not prompts:
             self.raw("thread rollback with no turn to take back")
