@@ -652,6 +652,56 @@ def test_a_subagent_shown_only_by_its_progress(tmp_path: Path, state: str, ok: b
     assert (result.call_id, result.ok) == ("ip8uyj0a", ok)
 
 
+def test_a_call_in_the_content_and_in_tool_calls_is_one_call(tmp_path: Path) -> None:
+    """Gemini CLI writes a reply's content again from the model's turn in its history
+    (`updateMessagesFromHistory`), whose `functionCall` parts carry the id the model gave,
+    none for most models, while `toolCalls` records each call under the id the CLI gave it
+    then (`<name>-<time>-<random>`). The content's part and the recorded call were two calls,
+    one of them never answered; a part of the same name and arguments as a recorded call
+    that no part names is that call. A part that matches no recorded call stays a call."""
+    args = {"file_path": "app.py"}
+    ran = {
+        "id": "read_file-1747052074000-3f2a",
+        "name": "read_file",
+        "args": args,
+        "result": [response("read_file-1747052074000-3f2a", "read_file", {"output": "ok"})],
+        "status": "success",
+        "timestamp": "2026-05-12T12:14:34.000Z",
+    }
+    path = jsonl(
+        tmp_path / "chats" / "session-2026-05-12T12-14-1b2c3d4e.jsonl",
+        [
+            {"sessionId": SESSION, "projectHash": "h", "startTime": "2026-05-12T12:14:32Z"},
+            {
+                "id": "u1",
+                "timestamp": "2026-05-12T12:14:33.000Z",
+                "type": "user",
+                "content": [{"text": "read app.py"}],
+            },
+            {
+                "id": "g1",
+                "timestamp": "2026-05-12T12:14:34.000Z",
+                "type": "gemini",
+                "content": [
+                    {"functionCall": {"name": "read_file", "args": args}},
+                    {"functionCall": {"name": "glob", "args": {"pattern": "*.py"}}},
+                ],
+                "toolCalls": [ran],
+                "model": "gemini-3-flash-preview",
+            },
+        ],
+    )
+    events = GEMINI.parse(path).events
+    calls = of(events, "tool_call")
+    assert [(c.call_id, c.name) for c in calls] == [
+        ("3#1", "glob"),  # named by its line and part, as a call only in the content is
+        ("read_file-1747052074000-3f2a", "read_file"),
+    ]
+    assert [(r.call_id, r.ok) for r in of(events, "tool_result")] == [
+        ("read_file-1747052074000-3f2a", True)
+    ]
+
+
 def test_thought_parts_without_summaries_and_opaque_signatures(tmp_path: Path) -> None:
     records = [
         {"sessionId": "s", "projectHash": "p"},

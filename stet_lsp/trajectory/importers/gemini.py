@@ -30,7 +30,10 @@ Gemini API parts):
   progress: `isSubagentProgress`, `agentName`, `recentActivity`, its last few steps, and
   `state`, "error" or "cancelled" for a subagent that failed, whose call is recorded as a
   success), `agentId` when the call ran a subagent whose session was recorded (from April
-  2026). A shell command that ran and exited non-zero is a call of status "success" whose
+  2026). The content may hold the reply's calls as `functionCall` parts too (written from
+  the model's turn in the CLI's history), with the model's id or none: a part that repeats
+  a recorded call (the same id, or the same name and arguments as a call no part names) is
+  that call. A shell command that ran and exited non-zero is a call of status "success" whose
   output ends with the tool's status lines, one of them `Exit Code: N`: its result is
   failed.
 * `info`, `warning`: notices the CLI showed; `error`: an error it showed.
@@ -501,12 +504,26 @@ class _Reader:
         emit_reply(self.parsed, parts, at, time, agent, model, thoughts_given=bool(thoughts))
         calls = sequence(record.get("toolCalls"))
         recorded = {text_field(c.get("id")) for c in calls if isinstance(c, dict)}
-        for index, part in enumerate(parts):
-            call = part.get("functionCall")
-            if isinstance(call, dict) and text_field(call.get("id")) not in recorded:
-                # Calls only in the content (checkpoints, older files) may have no id.
-                call_id = text_field(call.get("id")) or f"{at.pointer or at.line}#{index}"
-                self._call(context, {**call, "id": call_id}, at, time)
+        in_content = [part.get("functionCall") for part in parts]
+        # A reply's content may hold its calls too (Gemini CLI writes the model's turn from
+        # its history over the content), without the id the CLI gave a call the model gave
+        # none: a call of the same name and arguments as a recorded one it holds by no id
+        # is that call.
+        content_ids = {text_field(c.get("id")) for c in in_content if isinstance(c, dict)}
+        unmatched = [
+            _call_key(c)
+            for c in calls
+            if isinstance(c, dict) and text_field(c.get("id")) not in content_ids
+        ]
+        for index, call in enumerate(in_content):
+            if not isinstance(call, dict) or text_field(call.get("id")) in recorded:
+                continue
+            if _call_key(call) in unmatched:
+                unmatched.remove(_call_key(call))
+                continue
+            # Calls only in the content (checkpoints, older files) may have no id.
+            call_id = text_field(call.get("id")) or f"{at.pointer or at.line}#{index}"
+            self._call(context, {**call, "id": call_id}, at, time)
         for call in calls:
             if not isinstance(call, dict) or not text_field(call.get("id")):
                 self.parsed.emit(
@@ -706,6 +723,11 @@ class _Reader:
                     yield sub, text_field(sub.metadata.get("sessionId")) or candidate.stem
 
     # -- helpers ------------------------------------------------------------------------------
+
+
+def _call_key(call: dict[str, Any]) -> tuple[str | None, str]:
+    """A call's name and arguments, to tell a call recorded twice."""
+    return text_field(call.get("name")), json.dumps(call.get("args"), sort_keys=True)
 
 
 def _is_jsonl_record(line: str) -> bool:
