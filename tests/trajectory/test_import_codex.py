@@ -2593,6 +2593,45 @@ def test_a_thread_rolled_back_abandons_its_last_turns(tmp_path: Path) -> None:
     assert [e.abandoned for e in of(session, ToolCall)] == [True]
 
 
+def test_an_encrypted_part_of_a_tool_output_is_left_out_and_counted(tmp_path: Path) -> None:
+    """A tool's output may hold an `encrypted_content` part (Codex's
+    `FunctionCallOutputContentItem::EncryptedContent`: what another agent said, sealed). It
+    was kept raw, ciphertext and all, as a part of a kind not understood; it is left out and
+    counted in `dropped.opaque_reasoning`, the readable parts kept."""
+    output = [
+        {"type": "input_text", "text": "worker finished"},
+        {"type": "encrypted_content", "encrypted_content": CIPHERTEXT},
+        {"type": "refusal", "refusal": "no"},
+    ]
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            function_call("wait_agent", {"targets": ["/root/lint"]}, "call_wait"),
+            call_output("call_wait", output),
+        ],
+    )
+    (result,) = of(session, ToolResult)
+    assert result.output == "worker finished"
+    assert [r.record for r in of(session, RawEvent)] == [{"type": "refusal", "refusal": "no"}]
+    assert session.dropped["opaque_reasoning"] == 1
+    assert all(CIPHERTEXT not in event_json(e) for e in session.events)
+
+
+def test_encrypted_members_of_messages_and_calls_are_counted(tmp_path: Path) -> None:
+    """A message's `encrypted_content` and a call's `encrypted_function_args` (members of
+    Codex's `ResponseItem`) were never stored, but left out without a count."""
+    said = message("assistant", "Spawned.")
+    said["payload"]["encrypted_content"] = CIPHERTEXT
+    call = function_call("send_message", {"target": "/root/lint"}, "call_send")
+    call["payload"]["encrypted_function_args"] = [CIPHERTEXT, CIPHERTEXT]
+    session = parse(tmp_path, [meta(), said, call])
+    assert [m.text for m in of(session, AgentMessage)] == ["Spawned."]
+    assert of(session, ToolCall)[0].input == {"target": "/root/lint"}
+    assert session.dropped["opaque_reasoning"] == 3
+    assert all(CIPHERTEXT not in event_json(e) for e in session.events)
+
+
 def test_a_rollback_counts_a_message_from_another_agent_as_a_turn(tmp_path: Path) -> None:
     """Codex counts a message from another agent (an `agent_message` response item, or the
     earlier top-level `inter_agent_communication` record) as a user turn when it takes turns

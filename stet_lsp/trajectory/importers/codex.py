@@ -21,8 +21,10 @@ Each line is one record `{"timestamp", "type", "payload"}`:
   (`ghost_snapshot`, opaque `compaction`), and `agent_message` (a message between the agents
   of a multi-agent thread: kept raw, without its `encrypted_content` parts, counted as
   `opaque_reasoning`, as is a call argument that is such ciphertext, the `message` of a
-  `spawn_agent`, named `[encrypted]`). A shell call that ran and moved files with `mv`
-  or `git mv` (`shell_moves`) is a rename for each, from its `workdir`. Tool outputs are a
+  `spawn_agent`, named `[encrypted]`, a tool output's `encrypted_content` part, a message's
+  `encrypted_content` and a call's `encrypted_function_args`). A shell call that ran and
+  moved files with `mv` or `git mv` (`shell_moves`) is a rename for each, from its
+  `workdir`. Tool outputs are a
   string, a JSON string `{"output", "metadata": {"exit_code"}}`, text headed by `Exit code: N` or
   `Process exited with code N`, or a list of content parts; a call Codex could not make is
   answered `tool call error: …` (MCP) or `execution error: …` (a command), and a patch it
@@ -613,6 +615,8 @@ class _Reader:
     # --- response items ----------------------------------------------------------------------
 
     def message(self, item: Record) -> None:
+        if item.get("encrypted_content"):
+            self.session.dropped["opaque_reasoning"] += 1  # read for its readable parts alone
         role = item.get("role")
         parts = text_parts(item.get("content"))
         text = join_texts(parts)
@@ -635,12 +639,17 @@ class _Reader:
 
     def parts_left_out(self, content: Any, held_by: str) -> None:
         """What the text of content parts leaves out: the bytes of the images given as data,
-        which it names (`[image]`), are counted, and each part of a kind it does not read (a
-        refusal, a file) is kept raw after the event the text went into."""
+        which it names (`[image]`), and encrypted parts are counted, and each part of another
+        kind it does not read (a refusal, a file) is kept raw after the event the text went
+        into."""
         images = inline_images(content)
         if images:
             self.session.dropped["inline_data"] += images
         for part in unread_parts(content):
+            if _is_encrypted_part(part):
+                # What a subagent said, sealed (a wait_agent's output): never kept.
+                self.session.dropped["opaque_reasoning"] += 1
+                continue
             reason = f"{held_by} content part of a kind not understood"
             self.emit(RawEvent, record=part, reason=reason)
 
@@ -678,6 +687,9 @@ class _Reader:
         name = _tool_name(item)
         arguments = item.get("arguments")
         tool_input = self.without_ciphertext(_arguments(arguments))
+        encrypted_arguments = item.get("encrypted_function_args")
+        if isinstance(encrypted_arguments, list):  # never read, but counted
+            self.session.dropped["opaque_reasoning"] += len(encrypted_arguments)
         call_id = self.call(item, name, tool_input)
         if name == "apply_patch":
             patch = tool_input.get("input") or tool_input.get("patch") or arguments
