@@ -62,7 +62,9 @@ _NO_FILE = rf"(?!sers{_SEP}{_FILE})"
 # `../../~/…`. A quote right before the path is remembered, for a user name with a space
 # that ends a whole quoted path (`_spaced_user`). A `\` doubled before a Windows path's
 # `Users` is doubled after it too (or a `/` follows): in JSON, `C:\\Users\nls` is `C:\Users`,
-# a line break and `ls`, and no user's folder.
+# a line break and `ls`, and no user's folder. After a `/` (or `\/`) before `Users`, a lone
+# `\` after it is a separator (`C:/Users\bob`, as `os.path.join` mixes them) unless it starts
+# a JSON escape: in JSON, `C:/Users\nls` is `C:/Users`, a line break and `ls`.
 _START = (
     r"(?:(?<![A-Za-z0-9_.~/\\\-])|(?<=\\[nrt])|(?<= [ab]/)|(?<=://)|(?<=:///)|(?<=://file)"
     r"|(?<=://file/)"
@@ -71,8 +73,9 @@ _START = (
 HOME_PATH = re.compile(
     r"""(?:(?<=(?P<quote>["']))|(?<!["']))"""
     rf"(?:{_START}(?:/home/{_USER}|/Users/{_SLASHED}|\\/home\\/{_USER}|\\/Users\\/{_ESCAPED})"
-    rf"|(?:{_START}[A-Za-z]:(?:(?P<doubled>\\\\(?:\\\\)?)|\\/|\\|/)[Uu]"
+    rf"|(?:{_START}[A-Za-z]:(?:(?P<doubled>\\\\(?:\\\\)?)|(?P<slashed>\\/|/)|\\)[Uu]"
     r"(?(doubled)(?=sers(?:(?P=doubled)|/|\\/)))"
+    r'(?(slashed)(?!sers\\[nrtu"]))'
     rf"|(?<=\.\.\\)U{_NO_FILE}|(?<=\.\.\\\\)U(?=sers(?:\\\\|/)){_NO_FILE}"
     rf"|(?<=\.\.\\\\\\\\)U(?=sers(?:\\\\\\\\|/)){_NO_FILE})"
     rf"sers(?P<separator>{_SEP}){_WINDOWS}"

@@ -289,6 +289,11 @@ def test_a_configured_name_ending_a_json_string_never_breaks_the_json(
         ('"cd C:\\\\Users\\nls stays"', '"cd C:\\\\Users\\nls stays"'),
         ('"..\\\\..\\\\Users\\nls stays"', '"..\\\\..\\\\Users\\nls stays"'),
         ("'C:\\\\Users\\\\bob' and C:/Users\\cy", "'~' and ~"),
+        # After a `/` before `Users`, a lone `\\` that starts a JSON escape is no separator.
+        ('{"a": "cd C:/Users\\nls stays"}', '{"a": "cd C:/Users\\nls stays"}'),
+        ('"C:\\/Users\\tls\\" stays"', '"C:\\/Users\\tls\\" stays"'),
+        ('"C:/Users\\u00e9 stays"', '"C:/Users\\u00e9 stays"'),
+        ('"C:/Users\\\\nls\\\\x"', '"~\\\\x"'),
         # A user name with a space: whole before a separator or ending a quoted path, else
         # the path ends at the space, so the words after a path in prose stay.
         ("> C:\\Users\\Asus Laptop\\.local\\bin\\aider", "> ~\\.local\\bin\\aider"),
