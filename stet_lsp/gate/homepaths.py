@@ -58,9 +58,10 @@ _NO_FILE = rf"(?!sers{_SEP}{_FILE})"
 # every slash escaped (`\/home\/x\/…`, `b\/\/home\/x`, `file:\/\/\/home\/x`, `C:\/Users\/x`).
 # An escaped path starts at its first `\`, so the rest keeps its escaping: `~\/proj\/x.py`.
 # A relative path that climbs into a home folder (`../../Users/x/…`, `..\/home\/x`, and on
-# Windows `..\..\Users\x\…`, its `\` doubled or not) keeps its `../`: the folder becomes
-# `../../~/…`. A quote right before the path is remembered, for a user name with a space
-# that ends a whole quoted path (`_spaced_user`). A `\` doubled before a Windows path's
+# Windows `..\..\Users\x\…`, its `\` doubled or not, and with separators mixed,
+# `../Users\x\…`) keeps its `../`: the folder becomes `../../~/…`. A quote right before the
+# path is remembered, for a user name with a space that ends a whole quoted path
+# (`_spaced_user`). A `\` doubled before a Windows path's
 # `Users` is doubled after it too (or a `/` follows): in JSON, `C:\\Users\nls` is `C:\Users`,
 # a line break and `ls`, and no user's folder. After a `/` (or `\/`) before `Users`, a lone
 # `\` after it is a separator (`C:/Users\bob`, as `os.path.join` mixes them) unless it starts
@@ -77,17 +78,18 @@ HOME_PATH = re.compile(
     r"(?(doubled)(?=sers(?:(?P=doubled)|/|\\/)))"
     r'(?(slashed)(?!sers\\[nrtu"]))'
     rf"|(?<=\.\.\\)U{_NO_FILE}|(?<=\.\.\\\\)U(?=sers(?:\\\\|/)){_NO_FILE}"
-    rf"|(?<=\.\.\\\\\\\\)U(?=sers(?:\\\\\\\\|/)){_NO_FILE})"
+    rf"|(?<=\.\.\\\\\\\\)U(?=sers(?:\\\\\\\\|/)){_NO_FILE}"
+    rf'|(?<=\.\./)U(?=sers\\(?![nrtu"])){_NO_FILE})'
     rf"sers(?P<separator>{_SEP}){_WINDOWS}"
     rf"|(?<=\.\./)(?!(?:home|Users)/{_FILE})(?:home/{_USER}|Users/{_SLASHED})"
     rf"|(?<=\.\.\\/)(?!(?:home|Users)\\/{_FILE})(?:home\\/{_USER}|Users\\/{_ESCAPED}))"
     r"(?![\w.\-])"
 )
 # Every match starts at `/home/` or `\/home\/`, or at `/Users/`, `\/Users\/` (after the slash,
-# when `..` comes before it), a drive letter before `sers` or the `U` after `..\`: two
-# str.find passes (`/home`, `sers`) run through megabytes in C, where a regex that tries its
-# look-behind at every position (or an alternation of the literals) takes 5-20x longer on a
-# transcript.
+# when `..` comes before it), a drive letter before `sers` or the `U` after `..\` (or after
+# `../` when a `\` follows `Users`): two str.find passes (`/home`, `sers`) run through
+# megabytes in C, where a regex that tries its look-behind at every position (or an
+# alternation of the literals) takes 5-20x longer on a transcript.
 _WINDOWS_SEPARATORS = (":\\\\\\\\", ":\\\\", ":\\/", ":\\", ":/")
 _CLIMBS = ("..\\", "..\\\\", "..\\\\\\\\")
 
@@ -125,6 +127,10 @@ def _candidates(text: str) -> list[int]:
                 if any(
                     users >= len(climb) and text.startswith(climb, users - len(climb))
                     for climb in _CLIMBS
+                ) or (
+                    users >= 3
+                    and text.startswith("../", users - 3)
+                    and text.startswith("\\", users + 5)
                 ):
                     starts.append(users)
         index = text.find("sers", index + 4)

@@ -281,6 +281,12 @@ def test_a_configured_name_ending_a_json_string_never_breaks_the_json(
         ('"out": "..\\\\..\\\\Users\\\\bob\\\\x"', '"out": "..\\\\..\\\\~\\\\x"'),
         ('"..\\\\\\\\Users\\\\\\\\bob\\\\\\\\x"', '"..\\\\\\\\~\\\\\\\\x"'),
         ("..\\Users\\Mi Notebook\\x", "..\\~\\x"),
+        # Separators mixed, as a `../` joined to a Windows path.
+        ("../../Users\\bob\\x", "../../~\\x"),
+        ('"../Users\\\\Mi Notebook\\\\x"', '"../~\\\\x"'),
+        ('"../Users\\nls stays"', '"../Users\\nls stays"'),
+        ("../Users\\UserDto.cs stays", "../Users\\UserDto.cs stays"),
+        ("../Users\\Shared\\x stays", "../Users\\Shared\\x stays"),
         ("..\\..\\Users\\Shared\\x stays", "..\\..\\Users\\Shared\\x stays"),
         (".\\Users\\bob\\x stays", ".\\Users\\bob\\x stays"),
         ("..\\users\\views.py stays", "..\\users\\views.py stays"),
