@@ -71,10 +71,15 @@ _START = (
     r"|(?<=://file/)"
     r"|(?<=%3[Aa])|(?<= [ab]\\/)|(?<=:\\/\\/)|(?<=:\\/\\/\\/)|(?<=:\\/\\/file))"
 )
+# Windows' extended-length prefix may come before a drive letter (`\\?\C:\Users\x`, as Rust's
+# `std::fs::canonicalize` writes a path; in JSON `\\\\?\\C:\\Users`; `//?/C:/Users/x`): it
+# stays, `\\?\~\x`.
+_EXTENDED_LENGTH = r"(?<=\\\\\?\\)|(?<=\\\\\\\\\?\\\\)|(?<=//\?/)"
 HOME_PATH = re.compile(
     r"""(?:(?<=(?P<quote>["']))|(?<!["']))"""
     rf"(?:{_START}(?:/home/{_USER}|/Users/{_SLASHED}|\\/home\\/{_USER}|\\/Users\\/{_ESCAPED})"
-    rf"|(?:{_START}[A-Za-z]:(?:(?P<doubled>\\\\(?:\\\\)?)|(?P<slashed>\\/|/)|\\)[Uu]"
+    rf"|(?:(?:{_START}|{_EXTENDED_LENGTH})[A-Za-z]:"
+    r"(?:(?P<doubled>\\\\(?:\\\\)?)|(?P<slashed>\\/|/)|\\)[Uu]"
     r"(?(doubled)(?=sers(?:(?P=doubled)|/|\\/)))"
     r'(?(slashed)(?!sers\\[nrtu"]))'
     rf"|(?<=\.\.\\)U{_NO_FILE}|(?<=\.\.\\\\)U(?=sers(?:\\\\|/)){_NO_FILE}"

@@ -251,6 +251,11 @@ def test_a_configured_name_ending_a_json_string_never_breaks_the_json(
         ("file:///C:/Users/ivy/x.py", "file:///~/x.py"),
         ("file:///c%3A/Users/jo/x.py", "file:///c%3A~/x.py"),
         ("file:///srv/home/x stays", "file:///srv/home/x stays"),
+        # Windows' extended-length prefix, as Rust's `std::fs::canonicalize` writes a path.
+        ("error: \\\\?\\C:\\Users\\bob\\x\\Cargo.toml", "error: \\\\?\\~\\x\\Cargo.toml"),
+        ('"\\\\\\\\?\\\\C:\\\\Users\\\\bob\\\\x"', '"\\\\\\\\?\\\\~\\\\x"'),
+        ("//?/C:/Users/bob/x", "//?/~/x"),
+        ("\\\\?\\C:\\Users\\Public\\x stays", "\\\\?\\C:\\Users\\Public\\x stays"),
         # Other schemes, and VS Code's links to a file.
         ("oil:///home/beau/src/app.py", "oil://~/src/app.py"),
         ("sftp:///home/kim/notes", "sftp://~/notes"),
