@@ -95,7 +95,7 @@ HOME_PATH = re.compile(
 # `../` when a `\` follows `Users`): two str.find passes (`/home`, `sers`) run through
 # megabytes in C, where a regex that tries its look-behind at every position (or an
 # alternation of the literals) takes 5-20x longer on a transcript.
-_WINDOWS_SEPARATORS = (":\\\\\\\\", ":\\\\", ":\\/", ":\\", ":/")
+_DRIVE_SEPARATORS = frozenset(("\\\\\\\\", "\\\\", "\\/", "\\", "/"))
 _CLIMBS = ("..\\", "..\\\\", "..\\\\\\\\")
 
 
@@ -123,19 +123,22 @@ def _candidates(text: str) -> list[int]:
                 starts.append(users if _climbs(text, users - 1) else users - 1)
             elif users >= 2 and text.startswith("\\/Users\\/", users - 2):
                 starts.append(users if _climbs(text, users - 2) else users - 2)
-            for separator in _WINDOWS_SEPARATORS:
-                drive = users - len(separator) - 1
-                if drive >= 0 and text.startswith(separator, drive + 1):
-                    starts.append(drive)
-                    break
-            else:
-                if any(
-                    users >= len(climb) and text.startswith(climb, users - len(climb))
-                    for climb in _CLIMBS
-                ) or (
+            # A drive's separator and a climb both end in `\\` or `/` right before `Users`.
+            before = text[users - 1]
+            if before in "\\/":
+                colon = text.rfind(":", max(users - 5, 0), users - 1)
+                if colon > 0 and text[colon + 1 : users] in _DRIVE_SEPARATORS:
+                    starts.append(colon - 1)
+                elif before == "\\":
+                    if any(
+                        users >= len(climb) and text.startswith(climb, users - len(climb))
+                        for climb in _CLIMBS
+                    ):
+                        starts.append(users)
+                elif (
                     users >= 3
-                    and text.startswith("../", users - 3)
                     and text.startswith("\\", users + 5)
+                    and text.startswith("..", users - 3)
                 ):
                     starts.append(users)
         index = text.find("sers", index + 4)
