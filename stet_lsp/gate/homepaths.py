@@ -30,11 +30,11 @@ def _spaced_user(separator: str) -> str:
     """A user name that may hold spaces (`John Smith`: Windows allows it, and a macOS home
     folder can be renamed so): taken whole only when `separator` follows it
     (`C:\\Users\\John Smith\\proj`), or when the path is a whole quoted string
-    (`"C:\\Users\\Jan van Dijk"`: a name's words cannot be told from a sentence's, so a
-    quoted sentence that starts with a home folder loses up to three words, `"/Users/bob is
-    here"` is `"~"`, rather than a name its last ones; an apostrophe, `'C:\\Users\\bob's'`,
-    closes no quote). Else the name ends at its first space, so a path in prose never takes
-    the words after it (`C:\\Users\\bob and then` is `~ and then`)."""
+    (`"C:\\Users\\Jan van Dijk"`, `"..\\Users\\Jan van Dijk"`: a name's words cannot be told
+    from a sentence's, so a quoted sentence that starts with a home folder loses up to three
+    words, `"/Users/bob is here"` is `"~"`, rather than a name its last ones; an apostrophe,
+    `'C:\\Users\\bob's'`, closes no quote). Else the name ends at its first space, so a path in
+    prose never takes the words after it (`C:\\Users\\bob and then` is `~ and then`)."""
     spaced = rf"(?:{_SPACE}{_NAME}){{1,3}}(?={separator})"
     named = rf"(?:{_SPACE}{_NAME}){{1,3}}(?=(?(quote)\\?(?P=quote)(?!\w)|(?!)))"
     return rf"{_USER}(?:{spaced}|{named})?"
@@ -58,14 +58,14 @@ _NO_FILE = rf"(?!sers{_SEP}{_FILE})"
 # every slash escaped (`\/home\/x\/…`, `b\/\/home\/x`, `file:\/\/\/home\/x`, `C:\/Users\/x`).
 # An escaped path starts at its first `\`, so the rest keeps its escaping: `~\/proj\/x.py`.
 # A relative path that climbs into a home folder (`../../Users/x/…`, `..\/home\/x`, and on
-# Windows `..\..\Users\x\…`, its `\` doubled or not, and with separators mixed,
-# `../Users\x\…`) keeps its `../`: the folder becomes `../../~/…`. A quote right before the
-# path is remembered, for a user name with a space that ends a whole quoted path
-# (`_spaced_user`). A `\` doubled before a Windows path's
-# `Users` is doubled after it too (or a `/` follows): in JSON, `C:\\Users\nls` is `C:\Users`,
-# a line break and `ls`, and no user's folder. After a `/` (or `\/`) before `Users`, a lone
-# `\` after it is a separator (`C:/Users\bob`, as `os.path.join` mixes them) unless it starts
-# a JSON escape: in JSON, `C:/Users\nls` is `C:/Users`, a line break and `ls`.
+# Windows `..\..\Users\x\…`, its `\` doubled or not, and with separators mixed, `../Users\x\…`)
+# keeps its `../`: the folder becomes `../../~/…`. A quote right before the path (or before a
+# relative path's climbs, `_QUOTED_CLIMB`) is remembered, for a user name with a space that ends
+# a whole quoted path (`_spaced_user`). A `\` doubled before a Windows path's `Users` is doubled
+# after it too (or a `/` follows): in JSON, `C:\\Users\nls` is `C:\Users`, a line break and
+# `ls`, and no user's folder. After a `/` (or `\/`) before `Users`, a lone `\` after it is a
+# separator (`C:/Users\bob`, as `os.path.join` mixes them) unless it starts a JSON escape: in
+# JSON, `C:/Users\nls` is `C:/Users`, a line break and `ls`.
 _START = (
     r"(?:(?<![A-Za-z0-9_.~/\\\-])|(?<=\\[nrt])|(?<= [ab]/)|(?<=://)|(?<=:///)|(?<=://file)"
     r"|(?<=://file/)"
@@ -75,8 +75,7 @@ _START = (
 # `std::fs::canonicalize` writes a path; in JSON `\\\\?\\C:\\Users`; `//?/C:/Users/x`): it
 # stays, `\\?\~\x`.
 _EXTENDED_LENGTH = r"(?<=\\\\\?\\)|(?<=\\\\\\\\\?\\\\)|(?<=//\?/)"
-HOME_PATH = re.compile(
-    r"""(?:(?<=(?P<quote>["']))|(?<!["']))"""
+_PATH = (
     rf"(?:{_START}(?:/home/{_USER}|/Users/{_SLASHED}|\\/home\\/{_USER}|\\/Users\\/{_ESCAPED})"
     rf"|(?:(?:{_START}|{_EXTENDED_LENGTH})[A-Za-z]:"
     r"(?:(?P<doubled>\\\\(?:\\\\)?)|(?P<slashed>\\/|/)|\\)[Uu]"
@@ -90,6 +89,10 @@ HOME_PATH = re.compile(
     rf"|(?<=\.\.\\/)(?!(?:home|Users)\\/{_FILE})(?:home\\/{_USER}|Users\\/{_ESCAPED}))"
     r"(?![\w.\-])"
 )
+HOME_PATH = re.compile(r"""(?:(?<=(?P<quote>["']))|(?<!["']))""" + _PATH)
+# A relative path's quote comes before its climbs, not right before the home folder: this
+# reads from the quote over them (`"../../Users/Jo Ann"`), to the home folder at `climbed`.
+_QUOTED_CLIMB = re.compile(r"""(?P<quote>["'])(?:\.\.(?:/|\\/|\\{1,4}))+(?P<climbed>)""" + _PATH)
 # Every match starts at `/home/` or `\/home\/`, or at `/Users/`, `\/Users\/` (after the slash,
 # when `..` comes before it), a drive letter before `sers` or the `U` after `..\` (or after
 # `../` when a `\` follows `Users`): two str.find passes (`/home`, `sers`) run through
@@ -146,15 +149,39 @@ def _candidates(text: str) -> list[int]:
     return starts
 
 
+def _quote_before_climbs(text: str, start: int) -> int:
+    """Offset of the quote that opens a relative path whose climbs (`../../`, `..\\`) end at
+    `start`, or -1."""
+    at = start
+    while True:
+        before = at
+        while before > 0 and text[before - 1] in "/\\":
+            before -= 1
+        if before == at or before < 2 or text[before - 2 : before] != "..":
+            break
+        at = before - 2
+    return at - 1 if start > at > 0 and text[at - 1] in "\"'" else -1
+
+
 def _matches(text: str) -> list[tuple[int, int]]:
-    """(start, end) of every home path, in order, as HOME_PATH.finditer would find them."""
+    """(start, end) of every home path, in order, as HOME_PATH.finditer would find them (a
+    quote before a relative path's climbs counting as right before its home folder)."""
     found: list[tuple[int, int]] = []
     end = 0
     match = HOME_PATH.match
+    quoted_climb = _QUOTED_CLIMB.match
     for start in _candidates(text):
         if start < end:
             continue
-        hit = match(text, start)
+        hit = None
+        if text[start - 1] in "/\\":
+            quote = _quote_before_climbs(text, start)
+            if quote >= 0:
+                hit = quoted_climb(text, quote)
+                if hit is not None and hit.end("climbed") != start:
+                    hit = None
+        if hit is None:
+            hit = match(text, start)
         if hit is not None:
             end = hit.end()
             found.append((start, end))

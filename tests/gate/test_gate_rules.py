@@ -330,6 +330,12 @@ def test_a_configured_name_ending_a_json_string_never_breaks_the_json(
         ('{"msg": "/Users/bob is the user"}', '{"msg": "~"}'),
         ("'C:\\Users\\bob is Bob's folder'", "'~ is Bob's folder'"),
         ('"cd \\"\\/Users\\/jo and more\\""', '"cd \\"~\\""'),
+        # So is a quoted relative path that climbs into a home folder.
+        ('"..\\\\Users\\\\John Smith"', '"..\\\\~"'),
+        ("cd '../../Users/Jo Ann Lee'", "cd '../../~'"),
+        ('"cd \\"..\\/Users\\/Jo Lee\\""', '"cd \\"..\\/~\\""'),
+        ('"../Users\\\\Ana de Souza"', '"../~"'),
+        ("'../Users/bob is Bob's'", "'../~ is Bob's'"),
         # Either separator after a Windows user name, as `os.path.join` mixes them.
         ("C:/Users/John Smith\\proj\\a.py", "~\\proj\\a.py"),
         ('"C:/Users/John Smith\\\\proj"', '"~\\\\proj"'),
