@@ -3,10 +3,11 @@
 `/home/<user>`, `/Users/<user>` and `C:\\Users\\<user>` (also with every `\\` doubled, as JSON
 escapes it and Python prints it: `C:\\\\Users\\\\`; doubled twice over, a path Python printed,
 then escaped in JSON: `C:\\\\\\\\Users\\\\\\\\`; and with escaped slashes as PHP's json_encode
-writes them, `\\/home\\/<user>`) are personal, not secret: redaction rewrites every one to
-`~` in one regex pass over the already redacted text, and a scan reports how many a file
-holds. A match never starts or ends inside a JSON escape sequence and contains no quote, so
-JSON stays JSON; `~` never starts a new match, so normalising twice changes nothing.
+writes them, `\\/home\\/<user>`, also with their `\\` escaped again inside a JSON string:
+`\\\\/home\\\\/<user>`) are personal, not secret: redaction rewrites every one to `~` in one
+regex pass over the already redacted text, and a scan reports how many a file holds. A match
+never starts or ends inside a JSON escape sequence and contains no quote, so JSON stays JSON;
+`~` never starts a new match, so normalising twice changes nothing.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ _SPACE = r"(?: |%20)"  # %20 in a file URI
 _USER = rf"(?!(?:Shared|Public|Default|All Users|runner|linuxbrew)(?![\w.\-])){_NAME}"
 # Separators: a `\` doubled in JSON, or twice over for a Windows path as Python prints it
 # (`'C:\\Users\\x'`) once written into JSON.
-_SEP = r"(?:\\\\\\\\|\\\\|\\/|\\|/)"
+_SEP = r"(?:\\\\\\\\|\\\\/|\\\\|\\/|\\|/)"
 
 
 def _spaced_user(separator: str) -> str:
@@ -33,15 +34,17 @@ def _spaced_user(separator: str) -> str:
     (`"C:\\Users\\Jan van Dijk"`, `"..\\Users\\Jan van Dijk"`: a name's words cannot be told
     from a sentence's, so a quoted sentence that starts with a home folder loses up to three
     words, `"/Users/bob is here"` is `"~"`, rather than a name its last ones; an apostrophe,
-    `'C:\\Users\\bob's'`, closes no quote). Else the name ends at its first space, so a path in
-    prose never takes the words after it (`C:\\Users\\bob and then` is `~ and then`)."""
+    `'C:\\Users\\bob's'`, closes no quote; a quote escaped in JSON, once or twice over, `\\"` or
+    `\\\\\\"`, closes its own). Else the name ends at its first space, so a path in prose never
+    takes the words after it (`C:\\Users\\bob and then` is `~ and then`)."""
     spaced = rf"(?:{_SPACE}{_NAME}){{1,3}}(?={separator})"
-    named = rf"(?:{_SPACE}{_NAME}){{1,3}}(?=(?(quote)\\?(?P=quote)(?!\w)|(?!)))"
+    named = rf"(?:{_SPACE}{_NAME}){{1,3}}(?=(?(quote)(?:\\\\)?\\?(?P=quote)(?!\w)|(?!)))"
     return rf"{_USER}(?:{spaced}|{named})?"
 
 
 _SLASHED = _spaced_user("/")
 _ESCAPED = _spaced_user(r"\\/")
+_ESCAPED_TWICE = _spaced_user(r"\\\\/")
 # A Windows path may change separators after the user name (`C:\\Users\\John Smith/proj`,
 # `C:/Users/John Smith\\proj`, as `os.path.join` writes it); not a JSON escape's `\\`.
 _WINDOWS = _spaced_user(r"(?P=separator)|/|\\\\|\\(?![nrtu\"])")
@@ -57,6 +60,8 @@ _NO_FILE = rf"(?!sers{_SEP}{_FILE})"
 # `vscode://file/C:/Users/x/a.py`); the same with
 # every slash escaped (`\/home\/x\/…`, `b\/\/home\/x`, `file:\/\/\/home\/x`, `C:\/Users\/x`).
 # An escaped path starts at its first `\`, so the rest keeps its escaping: `~\/proj\/x.py`.
+# All this also with every `\` of an escaped slash escaped again inside a JSON string
+# (`\\/home\\/x`, `file:\\/\\/\\/home\\/x`, `C:\\/Users\\/x`, `..\\/home\\/x`).
 # A relative path that climbs into a home folder (`../../Users/x/…`, `..\/home\/x`, and on
 # Windows `..\..\Users\x\…`, its `\` doubled or not, and with separators mixed, `../Users\x\…`)
 # keeps its `../`: the folder becomes `../../~/…`. A quote right before the path (or before a
@@ -69,16 +74,18 @@ _NO_FILE = rf"(?!sers{_SEP}{_FILE})"
 _START = (
     r"(?:(?<![A-Za-z0-9_.~/\\\-])|(?<=\\[nrt])|(?<= [ab]/)|(?<=://)|(?<=:///)|(?<=://file)"
     r"|(?<=://file/)"
-    r"|(?<=%3[Aa])|(?<= [ab]\\/)|(?<=:\\/\\/)|(?<=:\\/\\/\\/)|(?<=:\\/\\/file))"
+    r"|(?<=%3[Aa])|(?<= [ab]\\/)|(?<=:\\/\\/)|(?<=:\\/\\/\\/)|(?<=:\\/\\/file)"
+    r"|(?<= [ab]\\\\/)|(?<=:\\\\/\\\\/)|(?<=:\\\\/\\\\/\\\\/)|(?<=:\\\\/\\\\/file))"
 )
 # Windows' extended-length prefix may come before a drive letter (`\\?\C:\Users\x`, as Rust's
 # `std::fs::canonicalize` writes a path; in JSON `\\\\?\\C:\\Users`; `//?/C:/Users/x`): it
 # stays, `\\?\~\x`.
 _EXTENDED_LENGTH = r"(?<=\\\\\?\\)|(?<=\\\\\\\\\?\\\\)|(?<=//\?/)"
 _PATH = (
-    rf"(?:{_START}(?:/home/{_USER}|/Users/{_SLASHED}|\\/home\\/{_USER}|\\/Users\\/{_ESCAPED})"
+    rf"(?:{_START}(?:/home/{_USER}|/Users/{_SLASHED}|\\/home\\/{_USER}|\\/Users\\/{_ESCAPED}"
+    rf"|\\\\/home\\\\/{_USER}|\\\\/Users\\\\/{_ESCAPED_TWICE})"
     rf"|(?:(?:{_START}|{_EXTENDED_LENGTH})[A-Za-z]:"
-    r"(?:(?P<doubled>\\\\(?:\\\\)?)|(?P<slashed>\\/|/)|\\)[Uu]"
+    r"(?:(?P<doubled>\\\\(?:\\\\)?)|(?P<slashed>\\{0,2}/)|\\)[Uu]"
     r"(?(doubled)(?=sers(?:(?P=doubled)|/|\\/)))"
     r'(?(slashed)(?!sers\\[nrtu"]))'
     rf"|(?<=\.\.\\)U{_NO_FILE}|(?<=\.\.\\\\)U(?=sers(?:\\\\|/)){_NO_FILE}"
@@ -86,19 +93,21 @@ _PATH = (
     rf'|(?<=\.\./)U(?=sers\\(?![nrtu"])){_NO_FILE})'
     rf"sers(?P<separator>{_SEP}){_WINDOWS}"
     rf"|(?<=\.\./)(?!(?:home|Users)/{_FILE})(?:home/{_USER}|Users/{_SLASHED})"
-    rf"|(?<=\.\.\\/)(?!(?:home|Users)\\/{_FILE})(?:home\\/{_USER}|Users\\/{_ESCAPED}))"
+    rf"|(?<=\.\.\\/)(?!(?:home|Users)\\/{_FILE})(?:home\\/{_USER}|Users\\/{_ESCAPED})"
+    rf"|(?<=\.\.\\\\/)(?!(?:home|Users)\\\\/{_FILE})"
+    rf"(?:home\\\\/{_USER}|Users\\\\/{_ESCAPED_TWICE}))"
     r"(?![\w.\-])"
 )
 HOME_PATH = re.compile(r"""(?:(?<=(?P<quote>["']))|(?<!["']))""" + _PATH)
 # A relative path's quote comes before its climbs, not right before the home folder: this
 # reads from the quote over them (`"../../Users/Jo Ann"`), to the home folder at `climbed`.
-_QUOTED_CLIMB = re.compile(r"""(?P<quote>["'])(?:\.\.(?:/|\\/|\\{1,4}))+(?P<climbed>)""" + _PATH)
-# Every match starts at `/home/` or `\/home\/`, or at `/Users/`, `\/Users\/` (after the slash,
-# when `..` comes before it), a drive letter before `sers` or the `U` after `..\` (or after
-# `../` when a `\` follows `Users`): two str.find passes (`/home`, `sers`) run through
-# megabytes in C, where a regex that tries its look-behind at every position (or an
-# alternation of the literals) takes 5-20x longer on a transcript.
-_DRIVE_SEPARATORS = frozenset(("\\\\\\\\", "\\\\", "\\/", "\\", "/"))
+_QUOTED_CLIMB = re.compile(r"""(?P<quote>["'])(?:\.\.(?:\\{0,2}/|\\{1,4}))+(?P<climbed>)""" + _PATH)
+# Every match starts at `/home/`, `\/home\/` or `\\/home\\/`, or at `/Users/`, `\/Users\/`,
+# `\\/Users\\/` (after the slash, when `..` comes before it), a drive letter before `sers` or
+# the `U` after `..\` (or after `../` when a `\` follows `Users`): two str.find passes (`/home`,
+# `sers`) run through megabytes in C, where a regex that tries its look-behind at every position
+# (or an alternation of the literals) takes 5-20x longer on a transcript.
+_DRIVE_SEPARATORS = frozenset(("\\\\\\\\", "\\\\/", "\\\\", "\\/", "\\", "/"))
 _CLIMBS = ("..\\", "..\\\\", "..\\\\\\\\")
 
 
@@ -117,6 +126,8 @@ def _candidates(text: str) -> list[int]:
             starts.append(index + 1 if _climbs(text, index) else index)
         elif text.startswith("\\/", after) and index > 0 and text[index - 1] == "\\":
             starts.append(index + 1 if _climbs(text, index - 1) else index - 1)
+        elif text.startswith("\\\\/", after) and index > 1 and text.startswith("\\\\", index - 2):
+            starts.append(index + 1 if _climbs(text, index - 2) else index - 2)
         index = text.find("/home", after)
     index = text.find("sers", 2)
     while index >= 0:
@@ -126,6 +137,8 @@ def _candidates(text: str) -> list[int]:
                 starts.append(users if _climbs(text, users - 1) else users - 1)
             elif users >= 2 and text.startswith("\\/Users\\/", users - 2):
                 starts.append(users if _climbs(text, users - 2) else users - 2)
+            elif users >= 3 and text.startswith("\\\\/Users\\\\/", users - 3):
+                starts.append(users if _climbs(text, users - 3) else users - 3)
             # A drive's separator and a climb both end in `\\` or `/` right before `Users`.
             before = text[users - 1]
             if before in "\\/":

@@ -275,6 +275,16 @@ def test_a_configured_name_ending_a_json_string_never_breaks_the_json(
         ('"data\\/\\/home\\/x\\/y stays"', '"data\\/\\/home\\/x\\/y stays"'),
         ('"\\/Users\\/Shared\\/x stays"', '"\\/Users\\/Shared\\/x stays"'),
         ('"\\/homework\\/x stays"', '"\\/homework\\/x stays"'),
+        # The same inside a JSON string, every `\\` escaped again.
+        ('{"b": "\\\\/Users\\\\/bob\\\\/x"}', '{"b": "~\\\\/x"}'),
+        ('"\\\\/home\\\\/dave"', '"~"'),
+        ('"C:\\\\/Users\\\\/carol\\\\/repo"', '"~\\\\/repo"'),
+        ('"..\\\\/..\\\\/home\\\\/bob\\\\/b.go"', '"..\\\\/..\\\\/~\\\\/b.go"'),
+        ('"file:\\\\/\\\\/\\\\/home\\\\/gil"', '"file:\\\\/\\\\/~"'),
+        ('"cd \\\\\\"\\\\/Users\\\\/Jo Lee\\\\\\""', '"cd \\\\\\"~\\\\\\""'),
+        ('"cd \\\\\\"..\\\\/Users\\\\/Jo Lee\\\\\\""', '"cd \\\\\\"..\\\\/~\\\\\\""'),
+        ('"\\\\/srv\\\\/home\\\\/x stays"', '"\\\\/srv\\\\/home\\\\/x stays"'),
+        ('"..\\\\/Users\\\\/UserDto.cs stays"', '"..\\\\/Users\\\\/UserDto.cs stays"'),
         # A relative path that climbs into a home folder keeps its `../`.
         ("../../Users/alex/cli/a.go:10", "../../~/cli/a.go:10"),
         ('"out": "../../home/bob/b.go:1\\n../Users/cy"', '"out": "../../~/b.go:1\\n../~"'),
@@ -404,6 +414,21 @@ def test_home_paths_with_escaped_slashes_in_json_lines() -> None:
         {"path": "~/repo/a.py", "other": "/srv/home/x"},
     ]
     assert result.report.counts() == {"home-path": 4}
+    assert normalize_home_paths(result.text) == result.text
+
+
+def test_home_paths_with_escaped_slashes_inside_a_json_string() -> None:
+    """PHP's output in a transcript: its `\\/` escaped again in the record's string."""
+    php = json.dumps({"cwd": "/home/alice/proj", "mac": "/Users/Jo Ann", "win": "C:/Users/cy/r"})
+    raw = json.dumps({"content": php.replace("/", "\\/")}) + "\n"
+    assert "\\\\/home\\\\/alice" in raw
+    result = redact_text(raw, path="e.jsonl")
+    assert json.loads(json.loads(result.text)["content"]) == {
+        "cwd": "~/proj",
+        "mac": "~",
+        "win": "~/r",
+    }
+    assert result.report.counts() == {"home-path": 3}
     assert normalize_home_paths(result.text) == result.text
 
 
