@@ -9,7 +9,13 @@ import gate_corpus
 import pytest
 from deadline import time_limit, within
 
-from stet_lsp.gate import GateConfig, ResultCache, redact_text, scan_text
+from stet_lsp.gate import (
+    GateConfig,
+    ResultCache,
+    normalize_home_paths,
+    redact_text,
+    scan_text,
+)
 from stet_lsp.gate.printed import printed_secrets
 from stet_lsp.gate.rules import RULES, Rule
 
@@ -96,6 +102,36 @@ def test_ssh2_key_header_near_misses_stay_linear(unit: str) -> None:
     with time_limit(20, "SSH2 headers"):
         redacted = redact_text(text, cache=ResultCache()).text
     assert not gate_corpus.surviving_fragments(redacted, secrets)
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "\\\\?\\C:\\Users\\",
+        "//?/C:/Users/",
+        "../Users\\a",
+        '"' + "../" * 40 + "Users/a b c ",
+        '"..\\\\Users\\\\a b',
+        "\\\\/Users\\\\/",
+        "C:/Users\\n",
+    ],
+    ids=[
+        "extended-length",
+        "extended-slashes",
+        "mixed-climb",
+        "deep-quoted-climb",
+        "quoted-climb",
+        "escaped-twice",
+        "json-escape",
+    ],
+)
+def test_home_path_pieces_repeated_stay_linear(unit: str) -> None:
+    """A megabyte of one piece of a home path repeated, a whole path or nearly: each place one
+    might start is tried once, and a quote before a relative path's climbs is looked for
+    over them once."""
+    text = (unit * (1_000_000 // len(unit) + 1))[:1_000_000] + " /home/bob/x"
+    normalized = within(10, lambda: normalize_home_paths(text))
+    assert normalized.endswith(" ~/x")
 
 
 def test_binary_looking_text() -> None:
