@@ -70,7 +70,8 @@ _NO_FILE = rf"(?!sers{_SEP}{_FILE})"
 # after it too (or a `/` follows): in JSON, `C:\\Users\nls` is `C:\Users`, a line break and
 # `ls`, and no user's folder. After a `/` (or `\/`) before `Users`, a lone `\` after it is a
 # separator (`C:/Users\bob`, as `os.path.join` mixes them) unless it starts a JSON escape: in
-# JSON, `C:/Users\nls` is `C:/Users`, a line break and `ls`.
+# JSON, `C:/Users\nls` is `C:/Users`, a line break and `ls`; a slash escaped twice before
+# `Users` (`C:\\/Users`) wants one after it too, or a `\` escaped twice (`\\\\`).
 _START = (
     r"(?:(?<![A-Za-z0-9_.~/\\\-])|(?<=\\[nrt])|(?<= [ab]/)|(?<=://)|(?<=:///)|(?<=://file)"
     r"|(?<=://file/)"
@@ -85,9 +86,10 @@ _PATH = (
     rf"(?:{_START}(?:/home/{_USER}|/Users/{_SLASHED}|\\/home\\/{_USER}|\\/Users\\/{_ESCAPED}"
     rf"|\\\\/home\\\\/{_USER}|\\\\/Users\\\\/{_ESCAPED_TWICE})"
     rf"|(?:(?:{_START}|{_EXTENDED_LENGTH})[A-Za-z]:"
-    r"(?:(?P<doubled>\\\\(?:\\\\)?)|(?P<slashed>\\{0,2}/)|\\)[Uu]"
+    r"(?:(?P<doubled>\\\\(?:\\\\)?)|(?P<slashed>\\?/)|(?P<escaped_twice>\\\\/)|\\)[Uu]"
     r"(?(doubled)(?=sers(?:(?P=doubled)|/|\\/)))"
     r'(?(slashed)(?!sers\\[nrtu"]))'
+    r"(?(escaped_twice)(?=sers(?:\\\\/|\\\\\\\\|/)))"
     rf"|(?<=\.\.\\)U{_NO_FILE}|(?<=\.\.\\\\)U(?=sers(?:\\\\|/)){_NO_FILE}"
     rf"|(?<=\.\.\\\\\\\\)U(?=sers(?:\\\\\\\\|/)){_NO_FILE}"
     rf'|(?<=\.\./)U(?=sers\\(?![nrtu"])){_NO_FILE})'

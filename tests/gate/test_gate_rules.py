@@ -279,6 +279,8 @@ def test_a_configured_name_ending_a_json_string_never_breaks_the_json(
         ('{"b": "\\\\/Users\\\\/bob\\\\/x"}', '{"b": "~\\\\/x"}'),
         ('"\\\\/home\\\\/dave"', '"~"'),
         ('"C:\\\\/Users\\\\/carol\\\\/repo"', '"~\\\\/repo"'),
+        ('"cd C:\\\\/Users\\\\nls stays"', '"cd C:\\\\/Users\\\\nls stays"'),
+        ('"cd C:\\\\/Users\\\\\\\\bob"', '"cd ~"'),
         ('"..\\\\/..\\\\/home\\\\/bob\\\\/b.go"', '"..\\\\/..\\\\/~\\\\/b.go"'),
         ('"file:\\\\/\\\\/\\\\/home\\\\/gil"', '"file:\\\\/\\\\/~"'),
         ('"cd \\\\\\"\\\\/Users\\\\/Jo Lee\\\\\\""', '"cd \\\\\\"~\\\\\\""'),
