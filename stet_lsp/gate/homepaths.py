@@ -164,9 +164,9 @@ def _candidates(text: str) -> list[int]:
     return starts
 
 
-def _quote_before_climbs(text: str, start: int) -> int:
-    """Offset of the quote that opens a relative path whose climbs (`../../`, `..\\`) end at
-    `start`, or -1."""
+def _quoted_climb(text: str, start: int) -> re.Match[str] | None:
+    """The home path at `start` read from the quote that opens a relative path whose climbs
+    (`../../`, `..\\`) end at `start`; None when no quote comes before them."""
     at = start
     while True:
         before = at
@@ -175,7 +175,10 @@ def _quote_before_climbs(text: str, start: int) -> int:
         if before == at or before < 2 or text[before - 2 : before] != "..":
             break
         at = before - 2
-    return at - 1 if start > at > 0 and text[at - 1] in "\"'" else -1
+    if not start > at > 0 or text[at - 1] not in "\"'":
+        return None
+    hit = _QUOTED_CLIMB.match(text, at - 1)
+    return hit if hit is not None and hit.end("climbed") == start else None
 
 
 def _matches(text: str) -> list[tuple[int, int]]:
@@ -184,18 +187,12 @@ def _matches(text: str) -> list[tuple[int, int]]:
     found: list[tuple[int, int]] = []
     end = 0
     match = HOME_PATH.match
-    quoted_climb = _QUOTED_CLIMB.match
     for start in _candidates(text):
         if start < end:
             continue
-        hit = None
         if text[start - 1] in "/\\":
-            quote = _quote_before_climbs(text, start)
-            if quote >= 0:
-                hit = quoted_climb(text, quote)
-                if hit is not None and hit.end("climbed") != start:
-                    hit = None
-        if hit is None:
+            hit = _quoted_climb(text, start) or match(text, start)
+        else:
             hit = match(text, start)
         if hit is not None:
             end = hit.end()
