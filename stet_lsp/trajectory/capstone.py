@@ -101,6 +101,7 @@ from stet_lsp.trajectory.store import (
     tracked_file,
     tracked_message,
     working_folder,
+    working_lock,
 )
 from stet_lsp.trajectory.store import meta_json as dump_meta
 
@@ -225,7 +226,7 @@ def capstone(
     folder = working_folder(target)
     if not pending(folder):
         _require_working(target, folder)
-    with file_lock(folder.path, target.root, "the working trajectory"), ExitStack() as held:
+    with working_lock(folder), ExitStack() as held:
         # A session stored and not composed yet (an import or a graduation stopped or failed
         # in between) is committed with the others; a dry run shows it too.
         tracked = tracked_file(folder)

@@ -86,6 +86,7 @@ from stet_lsp.trajectory.store import (
     read_small,
     refuse_tracked,
     working_folder,
+    working_lock,
 )
 
 if TYPE_CHECKING:
@@ -248,7 +249,7 @@ def _compose(target: Target, config: GateConfig) -> None:
     leaves them stored and marked: the next import, graduation or capstone composes them."""
     folder = working_folder(target)
     try:
-        with file_lock(folder.path, target.root, "the working trajectory"):
+        with working_lock(folder):
             compose_pending(target, folder, config)
     except StetError as error:
         why = str(error).removesuffix("; nothing was changed")
@@ -936,7 +937,7 @@ def _record(
     folder = working_folder(target)
     ensure_stet_gitignore(target.root)
     known = sheet_secrets(sheet, config)
-    with file_lock(folder.path, target.root, "the working trajectory"):
+    with working_lock(folder):
         _append(target, folder, events, config, known)
     return folder
 

@@ -36,7 +36,6 @@ from pydantic import ValidationError
 from stet_lsp.core.collector import collector_paused
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.jsonread import object_or_none
-from stet_lsp.core.locking import file_lock
 from stet_lsp.core.safefs import (
     atomic_write,
     atomic_writer,
@@ -80,6 +79,7 @@ from stet_lsp.trajectory.store import (
     refuse_tracked,
     settle,
     working_folder,
+    working_lock,
 )
 
 if TYPE_CHECKING:
@@ -183,9 +183,8 @@ def _import(
         SourceFile(name=name, sha256=_sha256(path), format=parsed.format, session=parsed.session_id)
         for name, path in sorted(parsed.sources.items())
     ]
-    with file_lock(folder.path, target.root, "the working trajectory"):
+    with working_lock(folder):
         refuse_tracked(folder)
-        settle(folder)
         _refuse_a_session_twice(folder, stem, parsed, source)  # before any event is left out
         checked_out = checked_out_part(target.root, parsed, _previous_base(folder))
         checkout.leave_out(parsed, checked_out)
@@ -468,10 +467,9 @@ def _carry_into_sessions(
 
 def compose_pending(target: Target, folder: Folder, gate_config: GateConfig | None = None) -> bool:
     """Compose when a session was stored and not composed yet (an import or a graduation
-    stopped, or failed, between the two). Call it holding the working trajectory's lock.
-    Whether it composed. What a compose or an import killed midway kept aside is settled
-    first (`store.settle`)."""
-    settle(folder)
+    stopped, or failed, between the two). Call it holding the working trajectory's lock
+    (`store.working_lock`, which settles what a writer killed midway left first). Whether it
+    composed."""
     if not pending(folder):
         return False
     compose(target, folder, gate_config)

@@ -13,13 +13,14 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.locking import held
+from stet_lsp.core.locking import LOCK_TIMEOUT_SECONDS, held
 from stet_lsp.core.safefs import (
     atomic_write,
     atomic_writer,
@@ -227,11 +228,42 @@ def folders(root: Path) -> list[Folder]:
 _KEPT = re.compile(r"\.(.+)(\.stet-before-(?:compose|import))-[0-9a-f]{16}")
 
 
+def lock_of(folder: Folder) -> Path:
+    """The working trajectory's lock file, beside its folder."""
+    return folder.path.with_name(folder.path.name + ".lock")
+
+
+@contextmanager
+def working_held(folder: Folder, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[bool]:
+    """The working trajectory's lock, waited for at most `timeout` seconds (0: tried once);
+    yields whether it was taken. Once it is, what a writer killed midway left is settled
+    (`settle`) before anything else: every writer of the working trajectory takes its lock
+    so (`working_lock`), and none writes over another's leftovers that the next settling
+    would undo."""
+    with held(lock_of(folder), folder.root, timeout) as acquired:
+        if acquired:
+            settle(folder)
+        yield acquired
+
+
+@contextmanager
+def working_lock(folder: Folder) -> Iterator[None]:
+    """`working_held`, or StetError saying the working trajectory is locked."""
+    with working_held(folder) as acquired:
+        if not acquired:
+            raise StetError(
+                f"the working trajectory is locked by another process ({lock_of(folder)}); "
+                "try again"
+            )
+        yield
+
+
 def settle(
     folder: Folder, suffixes: tuple[str, ...] = (KEPT_BEFORE_COMPOSE, KEPT_BEFORE_IMPORT)
 ) -> None:
     """What a compose or an import killed midway kept aside in the working trajectory (under
-    `suffixes`), settled; call it holding the working trajectory's lock. A writer that made
+    `suffixes`), settled; call it holding the working trajectory's lock (`working_held`
+    does). A writer that made
     its last write (meta.json for a compose, the session's record for an import) was done:
     the files it kept go. One that did not is undone: each file it kept is put back, so the
     trajectory is the one composed before, never a mix of two composes' files, and the stored
@@ -286,8 +318,8 @@ def _written(last: Path, before: Path | None, root: Path) -> bool:
 
 
 def settle_if_free(folder: Folder) -> None:
-    """`settle`, when the working trajectory's lock is free at once: held, an import or a
-    compose is at work, and what is kept aside is its own. For the commands that read the
+    """`settle`, when the working trajectory's lock is free at once: held, a writer is at
+    work, and what it kept aside is its own. For the commands that read the
     trajectory; one that cannot settle it (the disk, the permissions) reads it all the
     same."""
     try:
@@ -295,10 +327,8 @@ def settle_if_free(folder: Folder) -> None:
         directories.append(directories[0] / SESSIONS)
         if not any(_KEPT.fullmatch(name) for d in directories for name in _names(d)):
             return
-        lock = folder.path.with_name(folder.path.name + ".lock")
-        with held(lock, folder.root, 0) as acquired:
-            if acquired:
-                settle(folder)
+        with working_held(folder, 0):
+            pass
     except (OSError, StetError):
         pass
 

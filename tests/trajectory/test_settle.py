@@ -1,0 +1,118 @@
+"""What a writer of the working trajectory killed midway leaves, and how the next command that
+takes or reads the trajectory settles it (`store.settle`): each writer runs as `stet` in a
+process of its own, killed right before a chosen write."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from test_importing import (
+    NPM_COMMAND,
+    NPM_TOKEN,
+    SESSION_A,
+    SESSION_B,
+    START,
+    Claude,
+    simple_session,
+    target_of,
+    trajectory_files,
+)
+
+from stet_lsp.trajectory.importing import import_transcript
+from stet_lsp.trajectory.store import working_folder
+
+Stet = Callable[..., tuple[int, str, str]]
+SESSION_C = "cccccccc-1111-4222-8333-444455556666"
+
+KILLED = """
+import os, re, sys
+
+pattern = re.compile(sys.argv[1])
+
+
+def dying(name):
+    real = getattr(os, name)
+
+    def call(*args, **kwargs):
+        names = " ".join(os.path.basename(os.fspath(arg)) for arg in args[:2])
+        if pattern.fullmatch(f"{name} {names}"):
+            os._exit(137)
+        return real(*args, **kwargs)
+
+    setattr(os, name, call)
+
+
+for name in ("replace", "rename", "link", "unlink"):
+    dying(name)
+from stet_lsp.cli import main
+
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def killed_before(pattern: str, root: Path, *args: str) -> None:
+    """Run `stet ARGS` in `root`, killed right before the first rename, link or unlink whose
+    call and file names (`replace .meta.json.1f2e3d4c5b6a7980.tmp meta.json`) match
+    `pattern`."""
+    command = [sys.executable, "-c", KILLED, pattern, *args]
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
+    assert done.returncode == 137, done.stderr
+
+
+def publish(root: Path, tmp_path: Path) -> Path:
+    """A session whose command shows NPM_TOKEN as a secret."""
+    return (
+        Claude(SESSION_C, root, START + timedelta(hours=2))
+        .user("Publish the package.")
+        .tool("toolu_1", "mcp__shell__exec", {"command": list(NPM_COMMAND)}, "done")
+        .save(tmp_path / "b.jsonl")
+    )
+
+
+def two_sessions(root: Path, tmp_path: Path) -> Path:
+    """Sessions A and B imported; the folder of the working trajectory."""
+    target = target_of(root)
+    import_transcript(target, simple_session(root, SESSION_A, "First").save(tmp_path / "a.jsonl"))
+    second = simple_session(root, SESSION_B, "Second", START + timedelta(hours=1))
+    import_transcript(target, second.save(tmp_path / "b.jsonl"))
+    return working_folder(target).path
+
+
+def graduated(stet: Stet, root: Path, text: str) -> None:
+    code, out, err = stet("note", "add", "-C", str(root), "--author", "human", "--json", text)
+    assert code == 0, err
+    code, _, err = stet("graduate", json.loads(out)["entry"]["id"], "--to", "trajectory")
+    assert code == 0, err
+
+
+def test_a_graduation_after_a_killed_compose_keeps_the_decision_it_recorded(
+    root: Path, tmp_path: Path, stet: Stet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A compose killed before meta.json had rewritten graduation's stored session (redacting
+    a value a new session showed is a secret) and kept the old one aside. A graduation then
+    adds its decision to that session: it settles first (the old session put back), so the
+    compose it ends with does not put back the old session over the decision."""
+    monkeypatch.chdir(root)
+    target = target_of(root)
+    folder = working_folder(target).path
+    told = Claude(SESSION_A, root).user("Log in.").say(f"The registry answered {NPM_TOKEN}.")
+    import_transcript(target, told.save(tmp_path / "a.jsonl"))
+    graduated(stet, root, f"The registry answered {NPM_TOKEN} for the login, keep it in mind")
+    killed_before(
+        r"replace \S+ meta\.json", root, "trajectory", "import", str(publish(root, tmp_path))
+    )
+    assert any("stet-before-compose" in name for name in trajectory_files(folder))
+
+    graduated(stet, root, "Second decision: always pin versions")
+
+    files = trajectory_files(folder)
+    assert [name for name in files if "stet-before" in name] == []
+    assert b"always pin versions" in files["sessions/graduation.jsonl"]
+    assert b"always pin versions" in files["events.jsonl"]
+    assert [name for name, data in files.items() if NPM_TOKEN.encode() in data] == []
