@@ -245,7 +245,7 @@ def _stored_until_composed(target: Target, folder: Folder, stem: str) -> Iterato
         raise
     except BaseException:
         with contextlib.suppress(StetError, OSError):  # else the next reader settles it
-            settle(folder, (KEPT_BEFORE_IMPORT,))
+            settle(folder)
         raise
     _let_go(before)
 
@@ -310,13 +310,13 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
     imported ones and graduation's), in the order the sessions started (their records'
     `first_time`); steps are numbered from 1 across them. The narration passes the gate
     (`gate_config`, else the repository's). When a write fails, the files written before it
-    are put back as they were."""
+    are put back as they were. Call it holding the working trajectory's lock
+    (`store.working_lock`: what a writer killed midway left is settled first)."""
     from stet_lsp.gate import load_config
     from stet_lsp.gate.stream import Carried
 
     config = gate_config or load_config(target.root)
     refuse_tracked(folder)
-    settle(folder, (KEPT_BEFORE_COMPOSE,))
     records = _records(folder)
     lines: list[str] = []
     events: list[Event] = []
@@ -389,7 +389,7 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
     except BaseException:
         # A stop (an interrupt): as a kill's, settled by whether meta.json was written.
         with contextlib.suppress(StetError, OSError):  # else the next reader settles it
-            settle(folder, (KEPT_BEFORE_COMPOSE,))
+            settle(folder)
         raise
     _let_go(_ending_with(replaced, meta_path))
     if pending(folder):

@@ -27,10 +27,18 @@ from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.locking import LOCK_TIMEOUT_SECONDS, held, remove_held
+from stet_lsp.core.locking import LOCK_TIMEOUT_SECONDS, remove_held
 from stet_lsp.core.safefs import inside
 from stet_lsp.core.targets import Target
-from stet_lsp.trajectory.store import META, WORKING, Folder, tracked_file, working_folder
+from stet_lsp.trajectory.store import (
+    META,
+    WORKING,
+    Folder,
+    lock_of,
+    tracked_file,
+    working_folder,
+    working_held,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -202,14 +210,15 @@ def _move(
 
     root = destination.root
     old, new = working_folder(source), working_folder(destination)
-    locks = [folder.path.with_name(folder.path.name + ".lock") for folder in (old, new)]
     # The verdicts' locks are held until the folder has moved (a step marked in the old
     # folder meanwhile would be written where nothing reads it again), not while composing.
+    # The old folder is settled as its lock is taken (`working_held`): a session an import
+    # killed midway kept aside is back before it is composed under the new name.
     with ExitStack() as folders, ExitStack() as verdicts:
         try:
             if not _is_dir(root, old.relative):
                 return None
-            waits = [(folders, held(lock, root, timeout)) for lock in locks] + [
+            waits = [(folders, working_held(folder, timeout)) for folder in (old, new)] + [
                 (verdicts, feedback_held(root, folder.id, timeout)) for folder in (old, new)
             ]
             taken = all(stack.enter_context(wait) for stack, wait in waits)  # to the first miss
@@ -240,7 +249,7 @@ def _move(
                 ) from None
             return None
         verdicts.close()
-        remove_held(locks[0], root)
+        remove_held(lock_of(old), root)
         with contextlib.suppress(StetError):
             compose(destination, new, gate_config)
     return new

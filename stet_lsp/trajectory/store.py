@@ -258,11 +258,9 @@ def working_lock(folder: Folder) -> Iterator[None]:
         yield
 
 
-def settle(
-    folder: Folder, suffixes: tuple[str, ...] = (KEPT_BEFORE_COMPOSE, KEPT_BEFORE_IMPORT)
-) -> None:
-    """What a compose or an import killed midway kept aside in the working trajectory (under
-    `suffixes`), settled; call it holding the working trajectory's lock (`working_held`
+def settle(folder: Folder) -> None:
+    """What a compose or an import killed midway (or stopped) kept aside in the working
+    trajectory, settled; call it holding the working trajectory's lock (`working_held`
     does). A writer that made
     its last write (meta.json for a compose, the session's record for an import) was done:
     the files it kept go. One that did not is undone: each file it kept is put back, so the
@@ -281,7 +279,7 @@ def settle(
             raise StetError(f"cannot list {relative}: {error.strerror or error}") from None
         for name in sorted(names):
             match = _KEPT.fullmatch(name)
-            if match is None or match[2] not in suffixes:
+            if match is None:
                 continue
             path = directory / match[1]
             if match[2] == KEPT_BEFORE_COMPOSE:

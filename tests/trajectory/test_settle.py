@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
+import pygit2
 import pytest
 from test_importing import (
     NPM_COMMAND,
@@ -19,6 +20,7 @@ from test_importing import (
     SESSION_B,
     START,
     Claude,
+    records_of,
     simple_session,
     target_of,
     trajectory_files,
@@ -116,3 +118,29 @@ def test_a_graduation_after_a_killed_compose_keeps_the_decision_it_recorded(
     assert b"always pin versions" in files["sessions/graduation.jsonl"]
     assert b"always pin versions" in files["events.jsonl"]
     assert [name for name, data in files.items() if NPM_TOKEN.encode() in data] == []
+
+
+def test_a_rename_after_a_killed_import_composes_every_session(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """An import of a grown session killed before its new record (its old session and record
+    kept aside), then the branch renamed: the trajectory that follows the branch is settled
+    before it moves, so it is composed with the session as it was, none left out."""
+    folder = two_sessions(root, tmp_path)
+    stem = records_of(root)[SESSION_A]["stem"]
+    grown = simple_session(root, SESSION_A, "First").user("And one more.").say("Done.")
+    source = grown.save(tmp_path / "a2.jsonl")
+    killed_before(rf"replace \S+ {stem}\.json", root, "trajectory", "import", str(source))
+    assert (folder / "sessions" / f"{stem}.jsonl").exists()
+    assert not (folder / "sessions" / f"{stem}.json").exists()
+    repo.branches.local[repo.head.shorthand].rename("renamed")
+
+    code, out, err = stet("trajectory", "show", "-C", str(root))
+
+    assert code == 0, err
+    assert "First" in out and "Second" in out
+    moved = working_folder(target_of(root))
+    assert moved.path != folder
+    assert {source.session for source in moved.read_meta().sources} == {SESSION_A, SESSION_B}
+    assert [name for name in trajectory_files(moved.path) if "stet-before" in name] == []
+    assert import_transcript(target_of(root), source).changed
