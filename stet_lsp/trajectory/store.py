@@ -9,6 +9,7 @@ Everything is written through the repository boundary (stet_lsp/core/safefs.py).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -29,7 +30,6 @@ from stet_lsp.core.safefs import (
     make_dirs,
     open_regular,
     put_back,
-    read_regular,
     remove_regular,
 )
 from stet_lsp.core.targets import Target
@@ -261,13 +261,14 @@ def working_lock(folder: Folder) -> Iterator[None]:
 def settle(folder: Folder) -> None:
     """What a compose or an import killed midway (or stopped) kept aside in the working
     trajectory, settled; call it holding the working trajectory's lock (`working_held`
-    does). A writer that made
-    its last write (meta.json for a compose, the session's record for an import) was done:
-    the files it kept go. One that did not is undone: each file it kept is put back, so the
-    trajectory is the one composed before, never a mix of two composes' files, and the stored
-    sessions are what it composed from (a value it found and redacted in them is back, with
-    the new session it found it in, still marked as not composed: the next compose finds it
-    again). Nothing kept aside outlives the next command that reads the trajectory."""
+    does). A writer that made its last write (meta.json for a compose, the session's record
+    for an import) was done: the files it kept go. One that did not is undone: each file it
+    kept is put back, so the trajectory is the one composed before, never a mix of two
+    composes' files, and the stored sessions are what it composed from (a value it found and
+    redacted in them is back, with the new session it found it in, still marked as not
+    composed: the next compose finds it again). Nothing kept aside outlives the next command
+    that reads the trajectory. A folder git tracks is left as it is: it came with the
+    repository, and is none of this clone's work (`refuse_tracked`)."""
     groups: dict[Path, dict[Path, Path]] = {}
     for relative in (folder.relative, folder.relative / SESSIONS):
         try:
@@ -289,6 +290,8 @@ def settle(folder: Folder) -> None:
             else:
                 continue  # an import keeps nothing of this folder's own
             groups.setdefault(last, {})[path] = directory / name
+    if not groups or tracked_file(folder) is not None:
+        return
     for last, kept in groups.items():
         done = _written(last, kept.get(last), folder.root)
         # The last file's copy goes last: while it is there, the others are too.
@@ -312,7 +315,31 @@ def _written(last: Path, before: Path | None, root: Path) -> bool:
     kept = os.lstat(before)
     if (now.st_dev, now.st_ino) == (kept.st_dev, kept.st_ino):
         return False
-    return read_regular(last, root) != read_regular(before, root)
+    return not _same_content(last, before, root)
+
+
+_COMPARED = 1 << 20
+
+
+def _same_content(one: Path, other: Path, root: Path) -> bool:
+    """Whether two regular files inside `root` hold the same bytes, read a block at a time
+    (neither is ever held whole: a repository can hold a pair of hundreds of megabytes)."""
+    with contextlib.ExitStack() as streams:
+        opened = []
+        for path in (one, other):
+            stream = open_regular(path, root)
+            if stream is None:  # gone meanwhile: not the same
+                return False
+            opened.append(streams.enter_context(stream))
+        first, second = opened
+        if os.fstat(first.fileno()).st_size != os.fstat(second.fileno()).st_size:
+            return False
+        while True:
+            block = first.read(_COMPARED)
+            if block != second.read(_COMPARED):
+                return False
+            if not block:
+                return True
 
 
 def settle_if_free(folder: Folder) -> None:

@@ -7,12 +7,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tracemalloc
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
 import pygit2
 import pytest
+from repos import commit_files
 from test_importing import (
     NPM_COMMAND,
     NPM_TOKEN,
@@ -27,7 +29,7 @@ from test_importing import (
 )
 
 from stet_lsp.trajectory.importing import import_transcript
-from stet_lsp.trajectory.store import working_folder
+from stet_lsp.trajectory.store import folders, working_folder
 
 Stet = Callable[..., tuple[int, str, str]]
 SESSION_C = "cccccccc-1111-4222-8333-444455556666"
@@ -144,3 +146,46 @@ def test_a_rename_after_a_killed_import_composes_every_session(
     assert {source.session for source in moved.read_meta().sources} == {SESSION_A, SESSION_B}
     assert [name for name in trajectory_files(moved.path) if "stet-before" in name] == []
     assert import_transcript(target_of(root), source).changed
+
+
+def test_a_reader_changes_no_file_git_tracks(root: Path, repo: pygit2.Repository) -> None:
+    """A repository can commit a working trajectory, with files under the names a writer keeps
+    files aside as: reading the trajectories changes none of them (git's status is clean)."""
+    base = ".stet/cache/trajectories/branch--main--anything"
+    committed = {
+        f"{base}/meta.json": '{"not": "meta"}\n',
+        f"{base}/narration.md": "committed narration\n",
+        f"{base}/.meta.json.stet-before-compose-0123456789abcdef": '{"old": 1}\n',
+        f"{base}/.narration.md.stet-before-compose-0123456789abcdef": "other narration\n",
+        f"{base}/.events.jsonl.0123456789abcdef.tmp": "{}\n",
+        f"{base}/sessions/s.jsonl": "x\n",
+        f"{base}/sessions/.s.jsonl.stet-before-import-0123456789abcdef": "y\n",
+    }
+    commit_files(repo, committed, "a working trajectory")
+
+    folders(root)
+
+    assert {name: (root / name).read_text() for name in committed} == committed
+    assert repo.status(untracked_files="no") == {}
+
+
+def test_what_is_kept_aside_is_compared_without_reading_it_whole(
+    root: Path, tmp_path: Path
+) -> None:
+    """Whether meta.json is the one a compose kept is judged by its content where the two are
+    not one file (a copy), a block at a time: a large pair is never held in memory."""
+    folder = two_sessions(root, tmp_path)
+    size = 32 * 1024 * 1024
+    (folder / "meta.json").write_bytes(b"\0" * size)
+    kept = folder / ".meta.json.stet-before-compose-0123456789abcdef"
+    kept.write_bytes(b"\0" * (size - 1) + b"1")
+
+    tracemalloc.start()
+    try:
+        folders(root)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+
+    assert not kept.exists()  # not the file kept: the compose was done
+    assert peak < size // 4
