@@ -53,7 +53,6 @@ from stet_lsp.core.targets import Target, open_repository
 from stet_lsp.trajectory.events import Graduation, Note, SourceRef, event_json, parse_event
 from stet_lsp.trajectory.importing import (
     GRADUATION_IMPORTER,
-    GRADUATION_SESSION,
     RECORD_FORMAT,
     compose_pending,
     read_record,
@@ -80,6 +79,7 @@ from stet_lsp.trajectory.skills import (
     with_entry,
 )
 from stet_lsp.trajectory.store import (
+    GRADUATION_SESSION,
     SESSIONS,
     Folder,
     TooLarge,

@@ -67,6 +67,7 @@ from stet_lsp.trajectory.printed import secrets_calls_printed
 from stet_lsp.trajectory.renames import follow_rename
 from stet_lsp.trajectory.store import (
     EVENTS,
+    GRADUATION_SESSION,
     KEPT_BEFORE_COMPOSE,
     KEPT_BEFORE_IMPORT,
     META,
@@ -96,8 +97,6 @@ COMPOSING = "composing"
 trajectory: an import that finds it composes again, whatever meta.json lists."""
 RECORD_FORMAT = 1
 """The version of a session record (`sessions/<n>.json`) this code reads and writes."""
-GRADUATION_SESSION = "graduation"
-"""The session id of graduation's events, and the stem of their file in `sessions/`."""
 GRADUATION_IMPORTER = "stet-graduation"
 _RECORD_FORMAT = RECORD_FORMAT  # the name bench/bench_import.py reads
 BLOCK_CHARACTERS = 1 << 20

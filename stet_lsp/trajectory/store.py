@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -226,6 +227,9 @@ def folders(root: Path) -> list[Folder]:
 
 
 _KEPT = re.compile(r"\.(.+)(\.stet-before-(?:compose|import))-[0-9a-f]{16}")
+GRADUATION_SESSION = "graduation"
+"""The session id of graduation's events, and the stem of their file in `sessions/`: it has
+no transcript, and is composed with a record made from its events when its own is missing."""
 
 
 def lock_of(folder: Folder) -> Path:
@@ -266,9 +270,12 @@ def settle(folder: Folder) -> None:
     kept is put back, so the trajectory is the one composed before, never a mix of two
     composes' files, and the stored sessions are what it composed from (a value it found and
     redacted in them is back, with the new session it found it in, still marked as not
-    composed: the next compose finds it again). Nothing kept aside outlives the next command
-    that reads the trajectory. A folder git tracks is left as it is: it came with the
-    repository, and is none of this clone's work (`refuse_tracked`)."""
+    composed: the next compose finds it again). Then a stored session with no record (an
+    import killed before it wrote the record of a new session) is taken back. Nothing a
+    killed writer left outlives the next command that reads the trajectory. A folder git
+    tracks is left as it is: it came with the repository, and is none of this clone's work
+    (`refuse_tracked`)."""
+    sessions = folder.path / SESSIONS
     groups: dict[Path, dict[Path, Path]] = {}
     for relative in (folder.relative, folder.relative / SESSIONS):
         try:
@@ -290,7 +297,7 @@ def settle(folder: Folder) -> None:
             else:
                 continue  # an import keeps nothing of this folder's own
             groups.setdefault(last, {})[path] = directory / name
-    if not groups or tracked_file(folder) is not None:
+    if not (groups or _unrecorded(sessions)) or tracked_file(folder) is not None:
         return
     for last, kept in groups.items():
         done = _written(last, kept.get(last), folder.root)
@@ -300,6 +307,31 @@ def settle(folder: Folder) -> None:
                 remove_regular(aside, folder.root)
             else:
                 put_back(aside, path, folder.root)
+    for path in _unrecorded(sessions):
+        remove_regular(path, folder.root)
+
+
+def _unrecorded(sessions: Path) -> list[Path]:
+    """The stored sessions without a record: an import killed between the two (a record is
+    written after its session, and the record of a session imported again is put back with
+    it). Graduation's has no transcript to import it again from, and is composed without one."""
+    names = _names(sessions)
+    return [
+        sessions / name
+        for name in sorted(names)
+        if name.endswith(".jsonl")
+        and not name.startswith(".")
+        and name != f"{GRADUATION_SESSION}.jsonl"
+        and name.removesuffix(".jsonl") + ".json" not in names
+        and _regular(sessions / name)
+    ]
+
+
+def _regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _written(last: Path, before: Path | None, root: Path) -> bool:
@@ -350,7 +382,8 @@ def settle_if_free(folder: Folder) -> None:
     try:
         directories = [inside(folder.root, folder.relative)]
         directories.append(directories[0] / SESSIONS)
-        if not any(_KEPT.fullmatch(name) for d in directories for name in _names(d)):
+        kept = any(_KEPT.fullmatch(name) for d in directories for name in _names(d))
+        if not (kept or _unrecorded(directories[1])):
             return
         with working_held(folder, 0):
             pass

@@ -148,6 +148,30 @@ def test_a_rename_after_a_killed_import_composes_every_session(
     assert import_transcript(target_of(root), source).changed
 
 
+def test_a_new_session_killed_before_its_record_is_taken_back(
+    root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """An import of a new session killed between its events and its record left the events
+    with no record, which nothing composes: the next command that reads the trajectory takes
+    them back."""
+    target = target_of(root)
+    folder = working_folder(target).path
+    import_transcript(target, simple_session(root, SESSION_A, "First").save(tmp_path / "a.jsonl"))
+    before = trajectory_files(folder)
+    second = simple_session(root, SESSION_B, "Second", START + timedelta(hours=1))
+    source = second.save(tmp_path / "b.jsonl")
+    killed_before(r"replace \S+ [0-9a-f]+\.json", root, "trajectory", "import", str(source))
+    assert len(list((folder / "sessions").glob("*.jsonl"))) == 2
+
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+
+    assert code == 0, err
+    after = trajectory_files(folder)
+    after.pop("sessions/composing", None)  # the next compose finds nothing new
+    assert {name: data for name, data in after.items() if not name.endswith(".tmp")} == before
+    assert import_transcript(target, source).changed
+
+
 def test_a_reader_changes_no_file_git_tracks(root: Path, repo: pygit2.Repository) -> None:
     """A repository can commit a working trajectory, with files under the names a writer keeps
     files aside as: reading the trajectories changes none of them (git's status is clean)."""
