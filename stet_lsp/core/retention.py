@@ -19,8 +19,8 @@ from stet_lsp.core.errors import StetError
 from stet_lsp.core.locking import held, remove_held
 from stet_lsp.core.renames import Move, move_sheet, renamed_branches
 from stet_lsp.core.safefs import (
-    TEMPORARY_SUFFIX,
     inside,
+    is_temporary,
     read_regular,
     remove_regular,
     unchanged_since,
@@ -87,7 +87,7 @@ def collect_garbage(
         if not stat.S_ISREG(status.st_mode):
             continue
         path = folder / item.name
-        if item.name.startswith(".") and item.name.endswith(TEMPORARY_SUFFIX):
+        if is_temporary(item.name):
             # A writer killed between creating its temporary file and renaming it.
             if status.st_mtime < time.time() - 3600 and not dry_run:
                 _remove(path, root)

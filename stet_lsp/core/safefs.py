@@ -33,6 +33,13 @@ if TYPE_CHECKING:
 TEMPORARY_SUFFIX = ".tmp"
 """Temporary files are `.<name>.<random>.tmp` beside their destination."""
 
+
+def is_temporary(name: str) -> bool:
+    """Whether `name` is shaped as a temporary file's: one a writer killed between creating
+    it and renaming it over its destination leaves."""
+    return name.startswith(".") and name.endswith(TEMPORARY_SUFFIX)
+
+
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)

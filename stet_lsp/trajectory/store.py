@@ -28,6 +28,7 @@ from stet_lsp.core.safefs import (
     atomic_writer,
     ensure_stet_gitignore,
     inside,
+    is_temporary,
     make_dirs,
     open_regular,
     put_back,
@@ -271,12 +272,14 @@ def settle(folder: Folder) -> None:
     composes' files, and the stored sessions are what it composed from (a value it found and
     redacted in them is back, with the new session it found it in, still marked as not
     composed: the next compose finds it again). Then a stored session with no record (an
-    import killed before it wrote the record of a new session) is taken back. Nothing a
-    killed writer left outlives the next command that reads the trajectory. A folder git
+    import killed before it wrote the record of a new session) is taken back, and the
+    temporary files of writes killed before their rename go. Nothing a killed writer left
+    outlives the next command that reads the trajectory. A folder git
     tracks is left as it is: it came with the repository, and is none of this clone's work
     (`refuse_tracked`)."""
     sessions = folder.path / SESSIONS
     groups: dict[Path, dict[Path, Path]] = {}
+    temporary: list[Path] = []
     for relative in (folder.relative, folder.relative / SESSIONS):
         try:
             directory = inside(folder.root, relative)
@@ -286,6 +289,8 @@ def settle(folder: Folder) -> None:
         except OSError as error:
             raise StetError(f"cannot list {relative}: {error.strerror or error}") from None
         for name in sorted(names):
+            if is_temporary(name) and _regular(directory / name):
+                temporary.append(directory / name)
             match = _KEPT.fullmatch(name)
             if match is None:
                 continue
@@ -297,7 +302,7 @@ def settle(folder: Folder) -> None:
             else:
                 continue  # an import keeps nothing of this folder's own
             groups.setdefault(last, {})[path] = directory / name
-    if not (groups or _unrecorded(sessions)) or tracked_file(folder) is not None:
+    if not (groups or temporary or _unrecorded(sessions)) or tracked_file(folder) is not None:
         return
     for last, kept in groups.items():
         done = _written(last, kept.get(last), folder.root)
@@ -307,7 +312,7 @@ def settle(folder: Folder) -> None:
                 remove_regular(aside, folder.root)
             else:
                 put_back(aside, path, folder.root)
-    for path in _unrecorded(sessions):
+    for path in [*_unrecorded(sessions), *temporary]:
         remove_regular(path, folder.root)
 
 
@@ -382,8 +387,10 @@ def settle_if_free(folder: Folder) -> None:
     try:
         directories = [inside(folder.root, folder.relative)]
         directories.append(directories[0] / SESSIONS)
-        kept = any(_KEPT.fullmatch(name) for d in directories for name in _names(d))
-        if not (kept or _unrecorded(directories[1])):
+        left = any(
+            _KEPT.fullmatch(name) or is_temporary(name) for d in directories for name in _names(d)
+        )
+        if not (left or _unrecorded(directories[1])):
             return
         with working_held(folder, 0):
             pass

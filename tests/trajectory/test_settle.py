@@ -172,6 +172,28 @@ def test_a_new_session_killed_before_its_record_is_taken_back(
     assert import_transcript(target, source).changed
 
 
+@pytest.mark.parametrize(
+    "write",
+    [r"[0-9a-f]+\.jsonl", "narration\\.md", "meta\\.json"],
+    ids=["session", "narration", "meta"],
+)
+def test_a_killed_writers_temporary_files_go(
+    root: Path, tmp_path: Path, stet: Stet, write: str
+) -> None:
+    """A writer killed before it renamed its temporary file over the file it replaces left
+    it (a stored session's, the trajectory's): the next command that reads the trajectory
+    removes it."""
+    folder = two_sessions(root, tmp_path)
+    source = publish(root, tmp_path)
+    killed_before(rf"replace \S+ {write}", root, "trajectory", "import", str(source))
+    assert [name for name in trajectory_files(folder) if name.endswith(".tmp")] != []
+
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+
+    assert code == 0, err
+    assert [name for name in trajectory_files(folder) if name.endswith(".tmp")] == []
+
+
 def test_a_reader_changes_no_file_git_tracks(root: Path, repo: pygit2.Repository) -> None:
     """A repository can commit a working trajectory, with files under the names a writer keeps
     files aside as: reading the trajectories changes none of them (git's status is clean)."""
