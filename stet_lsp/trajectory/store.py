@@ -268,15 +268,15 @@ def settle(folder: Folder) -> None:
     trajectory, settled; call it holding the working trajectory's lock (`working_held`
     does). A writer that made its last write (meta.json for a compose, the session's record
     for an import) was done: the files it kept go. One that did not is undone: each file it
-    kept is put back, so the trajectory is the one composed before, never a mix of two
-    composes' files, and the stored sessions are what it composed from (a value it found and
-    redacted in them is back, with the new session it found it in, still marked as not
-    composed: the next compose finds it again). Then a stored session with no record (an
-    import killed before it wrote the record of a new session) is taken back, and the
-    temporary files of writes killed before their rename go. Nothing a killed writer left
-    outlives the next command that reads the trajectory. A folder git
-    tracks is left as it is: it came with the repository, and is none of this clone's work
-    (`refuse_tracked`)."""
+    kept is put back, and a file of the trajectory it wrote where there was none goes, so
+    the trajectory is the one composed before, never a mix of two composes' files, and the
+    stored sessions are what it composed from (a value it found and redacted in them is
+    back, with the new session it found it in, still marked as not composed: the next
+    compose finds it again). Then a stored session with no record (an import killed before
+    it wrote the record of a new session) is taken back, and the temporary files of writes
+    killed before their rename go. Nothing a killed writer left outlives the next command
+    that reads the trajectory. A folder git tracks is left as it is: it came with the
+    repository, and is none of this clone's work (`refuse_tracked`)."""
     sessions = folder.path / SESSIONS
     groups: dict[Path, dict[Path, Path]] = {}
     temporary: list[Path] = []
@@ -292,8 +292,8 @@ def settle(folder: Folder) -> None:
             if is_temporary(name) and _regular(directory / name):
                 temporary.append(directory / name)
             match = _KEPT.fullmatch(name)
-            if match is None:
-                continue
+            if match is None or not _regular(directory / name):
+                continue  # a folder or a link under such a name is no writer's
             path = directory / match[1]
             if match[2] == KEPT_BEFORE_COMPOSE:
                 last = folder.path / META
@@ -306,6 +306,11 @@ def settle(folder: Folder) -> None:
         return
     for last, kept in groups.items():
         done = _written(last, kept.get(last), folder.root)
+        if not done and last == folder.path / META:
+            # Written where there was nothing to keep: not there before the compose.
+            for name in (NARRATION, EVENTS):
+                if folder.path / name not in kept and _regular(folder.path / name):
+                    remove_regular(folder.path / name, folder.root)
         # The last file's copy goes last: while it is there, the others are too.
         for path, aside in sorted(kept.items(), key=lambda item: item[0] == last):
             if done:

@@ -194,6 +194,38 @@ def test_a_killed_writers_temporary_files_go(
     assert [name for name in trajectory_files(folder) if name.endswith(".tmp")] == []
 
 
+def test_a_trajectory_file_a_killed_compose_wrote_where_none_was_goes(
+    root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """The trajectory had no narration.md (removed by hand); a compose killed before meta.json
+    wrote one. Put back as it was, the trajectory has none again, not the new compose's beside
+    the old meta.json."""
+    folder = two_sessions(root, tmp_path)
+    (folder / "narration.md").unlink()
+    before = trajectory_files(folder)
+    killed_before(
+        r"replace \S+ meta\.json", root, "trajectory", "import", str(publish(root, tmp_path))
+    )
+
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+
+    assert code == 0, err
+    after = trajectory_files(folder)
+    assert "narration.md" not in after
+    assert {name: after[name] for name in before} == before
+
+
+def test_a_folder_named_as_a_kept_file_is_left_alone(root: Path, tmp_path: Path) -> None:
+    """A folder under the name of a file a compose keeps aside is no writer's: it is left as
+    it is, and neither stops an import."""
+    folder = two_sessions(root, tmp_path)
+    odd = folder / ".meta.json.stet-before-compose-0123456789abcdef"
+    odd.mkdir()
+
+    assert import_transcript(target_of(root), publish(root, tmp_path)).changed
+    assert odd.is_dir()
+
+
 def test_a_reader_changes_no_file_git_tracks(root: Path, repo: pygit2.Repository) -> None:
     """A repository can commit a working trajectory, with files under the names a writer keeps
     files aside as: reading the trajectories changes none of them (git's status is clean)."""
