@@ -119,6 +119,8 @@ class Numbering:
         """(rule, at the head, piece): the values known that hold that piece, sorted as read
         from it (backwards for a last piece)."""
         self._known: set[tuple[str, str]] = set()
+        self._kept: dict[str, set[int]] = {}
+        """Per rule, the numbers `keep` gave: no other value is given them."""
         self._json_text = False
 
     def in_json(self) -> Numbering:
@@ -144,6 +146,18 @@ class Numbering:
                     if at == len(known) or known[at] != read:
                         known.insert(at, read)
 
+    def keep(self, rule: str, value: str, number: int) -> None:
+        """Give `value` the number an earlier redaction of the same content marked it with,
+        so that its marker stays the one other texts show for it; a number the text uses
+        already, or `keep` gave another value, is not given again (the value is numbered as
+        any other)."""
+        per_value = self._numbers.setdefault(rule, {})
+        kept = self._kept.setdefault(rule, set())
+        if value in per_value or number <= self._used.get(rule, 0) or number in kept:
+            return
+        kept.add(number)
+        per_value[value] = number
+
     def marker(self, finding: Finding, value: str) -> str:
         if finding.replacement is not None:
             return finding.replacement
@@ -164,8 +178,11 @@ class Numbering:
             if whole is not None:
                 number = self._number(rule, whole)
             else:
-                self._counts[rule] = self._counts.get(rule, 0) + 1
-                number = self._used.get(rule, 0) + self._counts[rule]
+                kept = self._kept.get(rule, ())
+                number = 0
+                while not number or number in kept:
+                    self._counts[rule] = self._counts.get(rule, 0) + 1
+                    number = self._used.get(rule, 0) + self._counts[rule]
             per_value[value] = number
         return number
 

@@ -187,13 +187,17 @@ def redact_blocks(
     *,
     parallel: bool = False,
     known: Sequence[tuple[str, list[Finding]]] = (),
+    earlier: Earlier | None = None,
 ) -> RedactionReport:
     """Write the redacted text, chunk by chunk, once every chunk is scanned: a value found
     in a later chunk is a secret in an earlier one too (`repeats`). `blocks` is read twice (a
     third time by a parallel scan's helper): to scan, collecting the marker numbers the text
     uses already (so redacting twice changes nothing and no marker is reused), then to write.
     Only the findings are kept between the two. `known`: other texts and what was found in
-    them (`printed.printed_secrets`), each value redacted wherever it stands in this one."""
+    them (`printed.printed_secrets`), each value redacted wherever it stands in this one.
+    `earlier`: given the text as redacted so far (each chunk, in order; `blocks` read once
+    more), the values an earlier redaction of the same content held redacted where this one
+    does not, each redacted wherever it stands, under its earlier marker where it is free."""
     findings: list[Finding] = []
     homes = 0
     repeats = Repeats(is_json_path(path))
@@ -210,6 +214,19 @@ def redact_blocks(
             repeats.add_findings(part.text, part.findings, part.offset)
             numbering.know(part.text, part.findings, part.offset)
             chunks.append(_Read.of(part))
+    if earlier is not None:
+        draft = Numbering(dict(used))
+        drafts = (
+            apply_redaction(
+                chunk, read.local() + repeats.findings(chunk, read.local()), numbering=draft
+            ).text
+            for read, chunk in _again(chunks, blocks, path)
+        )
+        for rule, number, value in earlier(drafts):
+            found = [Finding(rule, 0, 0, 0, len(value), "…", 0, len(value))]
+            repeats.add_known(value, found)
+            numbering.know(value, found)
+            numbering.keep(rule, value, number)
     for read, chunk in _again(chunks, blocks, path):
         local = read.local()
         extra = repeats.findings(chunk, local)
@@ -218,6 +235,12 @@ def redact_blocks(
         findings += read.findings + read.shifted(extra)
         homes += result.report.tallies.get(HOME_PATH_RULE, 0)
     return RedactionReport.from_findings(findings, path, {HOME_PATH_RULE: homes})
+
+
+Earlier = Callable[[Iterator[str]], Iterable[tuple[str, int, str]]]
+"""Given a text as redacted now, a chunk at a time, the values an earlier redaction of the
+same content held redacted and this one shows: (rule, number of its marker, value as the text
+writes it)."""
 
 
 @dataclass(frozen=True)

@@ -624,6 +624,72 @@ def test_a_compose_failing_as_it_carries_a_value_into_a_session_puts_everything_
     assert inodes_and_modes(folder) == files
 
 
+NPM_TOKEN = "kq8ZrT2vLx9NwB4mYp7Hs"
+
+
+def committed_texts(repo: pygit2.Repository) -> list[str]:
+    """The text of every file HEAD's tree holds."""
+    texts: list[str] = []
+    stack = [repo.revparse_single("HEAD").tree]
+    while stack:
+        for entry in stack.pop():
+            if entry.type_str == "tree":
+                stack.append(repo[entry.id])
+            else:
+                texts.append(repo[entry.id].data.decode("utf-8", "replace"))
+    return texts
+
+
+def test_a_value_carried_into_a_session_stays_redacted_when_the_session_is_imported_again(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Callable[..., tuple[int, str, str]]
+) -> None:
+    """A session names a token bare, where no rule tells it from a word; another session's
+    command sets it where one does (its narration), and the compose redacts it in the first
+    session's stored events too. The first session grown and imported again is gated anew
+    from its transcript, which shows the token bare, and no stored session shows it any
+    longer where a rule sees it: what the session held redacted before stays redacted, under
+    the same marker, in every file, the new lines too, and the capstone commits no copy."""
+    repo.config["user.name"] = "Ada Reviewer"
+    repo.config["user.email"] = "ada@example.invalid"
+    folder = working_folder(target_of(root)).path
+    first = (
+        Claude(SESSION_A, root)
+        .user("Log in to the registry.")
+        .say(f"The registry answered {NPM_TOKEN} for the login.")
+    )
+    source = first.save(tmp_path / f"{SESSION_A}.jsonl")
+    command = ["npm", "config", "set", "//registry.npmjs.org/:_authToken", NPM_TOKEN]
+    second = (
+        Claude(SESSION_B, root, START + timedelta(hours=1))
+        .user("Publish the package.")
+        .tool("toolu_1", "mcp__shell__exec", {"command": command}, "done")
+    )
+    for imported in (source, second.save(tmp_path / f"{SESSION_B}.jsonl")):
+        code, _, err = stet("trajectory", "import", str(imported), "-C", str(root))
+        assert code == 0, err
+    marker = "[REDACTED:npm-auth-token#1]"
+    assert marker in (folder / "events.jsonl").read_text()
+
+    first.user("Thanks").say(f"Noted; {NPM_TOKEN} is kept in the user's npmrc.").save(source)
+    code, _, err = stet("trajectory", "import", str(source), "-C", str(root))
+    assert code == 0, err
+    files = [path for path in folder.rglob("*") if path.is_file()]
+    assert len(files) == 7  # events, meta, narration, two sessions and their records
+    assert [path.name for path in files if NPM_TOKEN in path.read_text()] == []
+    events = (folder / "events.jsonl").read_text()
+    assert events.count(marker) == 3
+    assert events.count("[REDACTED:") == 3
+    stored = sorted((folder / "sessions").glob("*.json"))
+    counts = [json.loads(path.read_text())["redaction"] for path in stored]
+    assert sorted(count.get("npm-auth-token", 0) for count in counts) == [1, 2]
+
+    code, _, err = stet("capstone", "-C", str(root))
+    assert code == 0, err
+    texts = committed_texts(repo)
+    assert any(marker in text for text in texts)
+    assert [text for text in texts if NPM_TOKEN in text] == []
+
+
 def test_a_session_imported_again_whose_compose_fails_is_stored_as_it_was(
     root: Path, tmp_path: Path
 ) -> None:

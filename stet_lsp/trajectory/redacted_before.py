@@ -1,0 +1,229 @@
+"""What a stored session held redacted, kept redacted when the session is stored again.
+
+A session's stored events can hold redactions its own transcript does not explain: a value
+the narration's gate found in another session, carried into every stored session
+(`importing._carry_into_sessions`). Gating the transcript again (the session grew, the gate
+changed) finds no such value, and once every stored session holds it redacted no compose
+finds it either. So the session stored before is compared with the one gated now, event by
+event (each event points back to its source file and line): where the earlier line has a
+marker and the new one has text, that text is the value, and it is redacted wherever it
+stands in the new session, under the earlier marker. Nothing keeps the values but the
+comparison: the earlier session is read a line at a time, and only its lines that hold a
+marker are kept.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from stet_lsp.core.safefs import open_regular
+from stet_lsp.gate.config import GateConfig
+from stet_lsp.gate.redact import MARKER
+from stet_lsp.gate.repeats import repeatable
+
+_SOURCE = re.compile(
+    r',"source":(\{"file":"(?:[^"\\]|\\.)*","line":\d+(?:,"pointer":"(?:[^"\\]|\\.)*")?\})'
+)
+"""An event line's source. The fields before it are strings, whose quotes are escaped: its
+first match is the event's own."""
+_KIND = re.compile(r'\{"kind":"([^"\\]*)"')
+_TRIES = 1000
+"""How many places for the text between two markers one line may try."""
+
+Key = tuple[str, int, str | None, str, int]
+"""(source file, line, pointer, kind, how many events of that kind the record gave before)."""
+
+
+class _Keys:
+    """Each line's key, the events of one source record being written one after another."""
+
+    def __init__(self, renamed: dict[str, str]) -> None:
+        self.renamed = renamed
+        self.record: tuple[str, int, str | None] | None = None
+        self.kinds: Counter[str] = Counter()
+
+    def of(self, line: str) -> Key | None:
+        kind = _KIND.match(line)
+        source = _SOURCE.search(line)
+        if kind is None or source is None:
+            return None
+        try:
+            ref: dict[str, Any] = json.loads(source.group(1))
+        except ValueError:
+            return None
+        name = str(ref["file"])
+        record = (self.renamed.get(name, name), int(ref["line"]), ref.get("pointer"))
+        if record != self.record:
+            self.record = record
+            self.kinds.clear()
+        self.kinds[kind.group(1)] += 1
+        return (*record, kind.group(1), self.kinds[kind.group(1)])
+
+
+class RedactedBefore:
+    """The lines of a session stored before that hold a marker, by their events' keys."""
+
+    def __init__(self, lines: dict[Key, list[str]], config: GateConfig) -> None:
+        self.lines = lines
+        self.config = config
+
+    @classmethod
+    def read(
+        cls,
+        path: Path,
+        root: Path,
+        config: GateConfig,
+        before: list[str],
+        now: list[str],
+    ) -> RedactedBefore | None:
+        """The session stored at `path`, None when there is none or it holds no marker.
+        `before`, `now`: the names of its source files then and now; one name that went and
+        one that came are the same file, renamed."""
+        gone, came = set(before) - set(now), set(now) - set(before)
+        renamed = {gone.pop(): came.pop()} if len(gone) == len(came) == 1 else {}
+        keys = _Keys(renamed)
+        lines: dict[Key, list[str]] = {}
+        stream = open_regular(path, root)
+        if stream is None:
+            return None
+        with stream:
+            for raw in stream:
+                line = raw.decode("utf-8", "replace").rstrip("\n")
+                key = keys.of(line)
+                if key is not None and "[REDACTED:" in line and MARKER.search(line):
+                    lines.setdefault(key, []).append(line)
+        return cls(lines, config) if lines else None
+
+    def values(self, chunks: Iterator[str]) -> Iterable[tuple[str, int, str]]:
+        """(rule, marker's number, value as the line writes it) of each value an earlier line
+        held redacted where the same event's line in `chunks` (the session gated again, a
+        chunk at a time) shows it."""
+        found: dict[str, tuple[str, int]] = {}
+        keys = _Keys({})
+        rest = ""
+        for chunk in chunks:
+            lines = (rest + chunk).split("\n")
+            rest = lines.pop()
+            for line in lines:
+                self._compare(keys, line, found)
+        if rest:
+            self._compare(keys, rest, found)
+        return [(rule, number, value) for value, (rule, number) in found.items()]
+
+    def _compare(self, keys: _Keys, line: str, found: dict[str, tuple[str, int]]) -> None:
+        key = keys.of(line)
+        earlier = self.lines.get(key) if key is not None else None
+        for old in earlier or ():
+            if old == line:
+                return
+            literals, markers = _split(_sourced_as(old, line))
+            values = _captures(line, literals)
+            if values is None:
+                continue
+            for (rule, number), value in zip(markers, values, strict=True):
+                if self._redactable(value):
+                    found.setdefault(value, (rule, number))
+            return
+
+    def _redactable(self, value: str) -> bool:
+        """Whether a value held redacted before is one to redact again: no marker (the new
+        line redacts it too), a value no word or path could be (`repeats.repeatable`), and not
+        one the allowlist has allowed since."""
+        if not value or "[REDACTED:" in value:
+            return False
+        try:
+            decoded = json.loads(f'"{value}"')
+        except ValueError:
+            return False
+        allowlist = self.config.allowlist
+        return (
+            isinstance(decoded, str)
+            and repeatable(decoded)
+            and not (allowlist is not None and allowlist.allows(decoded))
+        )
+
+
+def _sourced_as(old: str, line: str) -> str:
+    """The earlier line with the new line's source: its file may have been renamed."""
+    was, now = _SOURCE.search(old), _SOURCE.search(line)
+    if was is None or now is None or was.group() == now.group():
+        return old
+    return old[: was.start()] + now.group() + old[was.end() :]
+
+
+def _split(line: str) -> tuple[list[str], list[tuple[str, int]]]:
+    """The line's texts around its markers, and the markers' rules and numbers. Markers side
+    by side stand for one text, taken for the first one's value."""
+    literals = [""]
+    markers: list[tuple[str, int]] = []
+    position = 0
+    for match in MARKER.finditer(line):
+        text = line[position : match.start()]
+        position = match.end()
+        if markers and not text:
+            continue
+        literals[-1] += text
+        literals.append("")
+        markers.append((match.group(1), int(match.group(2))))
+    literals[-1] += line[position:]
+    return literals, markers
+
+
+def _captures(line: str, literals: list[str]) -> list[str] | None:
+    """The texts of `line` that stand where the markers stood between `literals` (the earlier
+    line's text around them, none empty but the first and the last), or None when the line
+    does not read so. A value is inside one JSON string: it holds no quote but an escaped one.
+    The first reading found is taken, each value as short as the others allow."""
+    first, last = literals[0], literals[-1]
+    if len(line) < len(first) + len(last) or not (line.startswith(first) and line.endswith(last)):
+        return None
+    end = len(line) - len(last)
+    count = len(literals) - 1
+    starts = [len(first)]  # where each value placed so far starts
+    limits = [_string_end(line, len(first), end)]  # and where its string ends
+    looks = [len(first) + 1]  # where to look next for the text after it
+    ends: list[int] = []
+    tries = _TRIES
+    while tries > 0:
+        level = len(ends)
+        if level == count - 1:
+            if starts[level] < end <= limits[level]:
+                return [line[a:b] for a, b in zip(starts, [*ends, end], strict=True)]
+        else:
+            after = literals[level + 1]
+            at = line.find(after, looks[level], end)
+            tries -= 1
+            if 0 <= at <= limits[level]:
+                looks[level] = at + 1
+                ends.append(at)
+                begin = at + len(after)
+                starts.append(begin)
+                limits.append(_string_end(line, begin, end))
+                looks.append(begin + 1)
+                continue
+        if level == 0:
+            return None
+        # No (other) place for this value: the next place of the one before.
+        starts.pop()
+        limits.pop()
+        looks.pop()
+        ends.pop()
+    return None
+
+
+def _string_end(line: str, start: int, end: int) -> int:
+    """Where the JSON string that `start` is inside ends (its closing quote), at most `end`."""
+    quote = line.find('"', start, end)
+    while quote >= 0:
+        slashes = 0
+        while quote - slashes - 1 >= start and line[quote - slashes - 1] == "\\":
+            slashes += 1
+        if slashes % 2 == 0:
+            return quote
+        quote = line.find('"', quote + 1, end)
+    return end

@@ -1,0 +1,103 @@
+"""What a session stored before held redacted, found again in the session gated anew: the
+values at its markers' places, read from the same events' lines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from stet_lsp.gate.allowlist import Allowlist
+from stet_lsp.gate.config import GateConfig
+from stet_lsp.trajectory.redacted_before import RedactedBefore
+
+TOKEN = "kq8ZrT2vLx9NwB4mYp7Hs"
+OTHER = "Zp4Wq9LmT2xR7vKc8NbY"
+
+
+def line(text: str, file: str = "a.jsonl", number: int = 2, kind: str = "agent_message") -> str:
+    event = {
+        "kind": kind,
+        "session": "s",
+        "source": {"file": file, "line": number},
+        "text": text,
+    }
+    return json.dumps(event, ensure_ascii=False, separators=(",", ":"))
+
+
+def values(
+    tmp_path: Path,
+    before: list[str],
+    now: list[str],
+    config: GateConfig | None = None,
+    names: tuple[list[str], list[str]] = (["a.jsonl"], ["a.jsonl"]),
+) -> list[tuple[str, int, str]]:
+    stored = tmp_path / "session.jsonl"
+    stored.write_text("".join(text + "\n" for text in before))
+    earlier = RedactedBefore.read(stored, tmp_path, config or GateConfig(), *names)
+    if earlier is None:
+        return []
+    text = "".join(text + "\n" for text in now)
+    # Cut anywhere: a line may cross from one chunk into the next.
+    chunks = [text[:37], text[37:90], text[90:]]
+    return sorted(earlier.values(iter(chunks)))
+
+
+def test_the_values_at_the_markers_of_the_same_event_are_found(tmp_path: Path) -> None:
+    before = [
+        line("starting", number=1, kind="user_message"),
+        line("got [REDACTED:npm-auth-token#1] and [REDACTED:generic-secret#3] back"),
+    ]
+    now = [
+        line("starting", number=1, kind="user_message"),
+        line(f"got {TOKEN} and {OTHER} back"),
+        line(f"{TOKEN} again", number=3),
+    ]
+    assert values(tmp_path, before, now) == [
+        ("generic-secret", 3, OTHER),
+        ("npm-auth-token", 1, TOKEN),
+    ]
+
+
+def test_a_value_is_read_inside_its_string_escapes_and_all(tmp_path: Path) -> None:
+    """A value holds no quote but an escaped one: the text after a marker that closes its
+    string is found where the string closes, not inside the value."""
+    value = 'Qm9x"Ly7Tz8Kp2'
+    event = {"kind": "tool_call", "session": "s", "source": {"file": "a.jsonl", "line": 2}}
+    before = {**event, "input": {"a": "[REDACTED:generic-secret#1]", "b": "[REDACTED:jwt#2]"}}
+    now = {**event, "input": {"a": value, "b": OTHER}}
+    lines = [json.dumps(e, separators=(",", ":")) for e in (before, now)]
+    assert values(tmp_path, lines[:1], lines[1:]) == [
+        ("generic-secret", 1, json.dumps(value)[1:-1]),
+        ("jwt", 2, OTHER),
+    ]
+
+
+def test_nothing_is_found_where_the_line_is_redacted_too_or_reads_otherwise(
+    tmp_path: Path,
+) -> None:
+    """A marker in both lines (another number, even) holds no value; another event at the
+    same place, or text that no value could be (a word), gives none either; neither does a
+    value the allowlist allows now."""
+    before = [
+        line("got [REDACTED:npm-auth-token#1] back"),
+        line("it is [REDACTED:generic-secret#1]", number=3),
+        line("said [REDACTED:generic-secret#2]", number=4),
+        line("key [REDACTED:generic-secret#3]", number=5),
+    ]
+    now = [
+        line("got [REDACTED:npm-auth-token#2] back"),
+        line("it was something else entirely", number=3),
+        line("said development", number=4),
+        line(f"key {OTHER}", number=5),
+    ]
+    allowed = GateConfig(allowlist=Allowlist.from_entries([OTHER], []))
+    assert values(tmp_path, before, now, allowed) == []
+    assert values(tmp_path, before, now) == [("generic-secret", 3, OTHER)]
+
+
+def test_a_renamed_source_file_is_the_same_file(tmp_path: Path) -> None:
+    before = [line("got [REDACTED:npm-auth-token#1] back", file="a.jsonl")]
+    now = [line(f"got {TOKEN} back", file="a2.jsonl")]
+    renamed = (["a.jsonl"], ["a2.jsonl"])
+    assert values(tmp_path, before, now, names=renamed) == [("npm-auth-token", 1, TOKEN)]
+    assert values(tmp_path, before, now) == []
