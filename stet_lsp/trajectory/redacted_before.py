@@ -31,6 +31,7 @@ _SOURCE = re.compile(
 )
 """An event line's source. The fields before it are strings, whose quotes are escaped: its
 first match is the event's own."""
+_ABANDONED = ',"abandoned":true'
 _KIND = re.compile(r'\{"kind":"([^"\\]*)"')
 _TRIES = 1000
 """How many places for the text between two markers one line may try."""
@@ -121,7 +122,7 @@ class RedactedBefore:
         for old in earlier or ():
             if old == line:
                 return
-            literals, markers = _split(_sourced_as(old, line))
+            literals, markers = _split(_headed_as(old, line))
             values = _captures(line, literals)
             if values is None:
                 continue
@@ -148,12 +149,18 @@ class RedactedBefore:
         )
 
 
-def _sourced_as(old: str, line: str) -> str:
-    """The earlier line with the new line's source: its file may have been renamed."""
+def _headed_as(old: str, line: str) -> str:
+    """The earlier line with the new line's fields up to its source, and whether it is
+    abandoned: its file may have been renamed, and a rewind in what the transcript gained
+    since abandons the events before it."""
     was, now = _SOURCE.search(old), _SOURCE.search(line)
-    if was is None or now is None or was.group() == now.group():
+    if was is None or now is None:
         return old
-    return old[: was.start()] + now.group() + old[was.end() :]
+    return line[: _head_end(line, now.end())] + old[_head_end(old, was.end()) :]
+
+
+def _head_end(line: str, source_end: int) -> int:
+    return source_end + (len(_ABANDONED) if line.startswith(_ABANDONED, source_end) else 0)
 
 
 def _split(line: str) -> tuple[list[str], list[tuple[str, int]]]:

@@ -14,13 +14,21 @@ TOKEN = "kq8ZrT2vLx9NwB4mYp7Hs"
 OTHER = "Zp4Wq9LmT2xR7vKc8NbY"
 
 
-def line(text: str, file: str = "a.jsonl", number: int = 2, kind: str = "agent_message") -> str:
-    event = {
+def line(
+    text: str,
+    file: str = "a.jsonl",
+    number: int = 2,
+    kind: str = "agent_message",
+    abandoned: bool = False,
+) -> str:
+    event: dict[str, object] = {
         "kind": kind,
         "session": "s",
         "source": {"file": file, "line": number},
-        "text": text,
     }
+    if abandoned:
+        event["abandoned"] = True
+    event["text"] = text
     return json.dumps(event, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -101,3 +109,10 @@ def test_a_renamed_source_file_is_the_same_file(tmp_path: Path) -> None:
     renamed = (["a.jsonl"], ["a2.jsonl"])
     assert values(tmp_path, before, now, names=renamed) == [("npm-auth-token", 1, TOKEN)]
     assert values(tmp_path, before, now) == []
+
+
+def test_an_event_abandoned_since_is_the_same_event(tmp_path: Path) -> None:
+    """A rewind in what the transcript gained since abandons the events before it."""
+    before = [line("got [REDACTED:npm-auth-token#1] back")]
+    now = [line(f"got {TOKEN} back", abandoned=True)]
+    assert values(tmp_path, before, now) == [("npm-auth-token", 1, TOKEN)]
