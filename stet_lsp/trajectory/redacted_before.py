@@ -16,10 +16,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
 from stet_lsp.core.safefs import open_regular
 from stet_lsp.gate.config import GateConfig
@@ -27,43 +25,45 @@ from stet_lsp.gate.redact import MARKER
 from stet_lsp.gate.repeats import repeatable
 
 _SOURCE = re.compile(
-    r',"source":(\{"file":"(?:[^"\\]|\\.)*","line":\d+(?:,"pointer":"(?:[^"\\]|\\.)*")?\})'
+    r',"source":\{"file":"((?:[^"\\]|\\.)*)"(,"line":\d+(?:,"pointer":"(?:[^"\\]|\\.)*")?)\}'
 )
-"""An event line's source. The fields before it are strings, whose quotes are escaped: its
-first match is the event's own."""
+"""An event line's source: its file's name and the rest, as the line writes them. The fields
+before it are strings, whose quotes are escaped: its first match is the event's own."""
 _ABANDONED = ',"abandoned":true'
 _KIND = re.compile(r'\{"kind":"([^"\\]*)"')
 _TRIES = 1000
 """How many places for the text between two markers one line may try."""
 
-Key = tuple[str, int, str | None, str, int]
-"""(source file, line, pointer, kind, how many events of that kind the record gave before)."""
+Key = tuple[str, str, str, int]
+"""(source file, its line and pointer, kind, how many events of that kind the record gave
+before), as the line writes them."""
 
 
 class _Keys:
     """Each line's key, the events of one source record being written one after another."""
 
     def __init__(self, renamed: dict[str, str]) -> None:
-        self.renamed = renamed
-        self.record: tuple[str, int, str | None] | None = None
-        self.kinds: Counter[str] = Counter()
+        self.renamed = {_written(name): _written(other) for name, other in renamed.items()}
+        self.record: tuple[str, str] | None = None
+        self.kinds: dict[str, int] = {}
 
     def of(self, line: str) -> Key | None:
         kind = _KIND.match(line)
         source = _SOURCE.search(line)
         if kind is None or source is None:
             return None
-        try:
-            ref: dict[str, Any] = json.loads(source.group(1))
-        except ValueError:
-            return None
-        name = str(ref["file"])
-        record = (self.renamed.get(name, name), int(ref["line"]), ref.get("pointer"))
+        name, place = source.group(1, 2)
+        record = (self.renamed.get(name, name), place)
         if record != self.record:
             self.record = record
-            self.kinds.clear()
-        self.kinds[kind.group(1)] += 1
-        return (*record, kind.group(1), self.kinds[kind.group(1)])
+            self.kinds = {}
+        count = self.kinds[kind[1]] = self.kinds.get(kind[1], 0) + 1
+        return (*record, kind[1], count)
+
+
+def _written(name: str) -> str:
+    """A file's name as a JSON string writes it."""
+    return json.dumps(name, ensure_ascii=False)[1:-1]
 
 
 class RedactedBefore:
