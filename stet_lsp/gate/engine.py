@@ -97,17 +97,15 @@ _TEST_RESULTS = frozenset(("PASS", "XPASS", "PASSED", "Passed"))
 # `UNSUPPORTED: ld-elf/pr26256-2b-alt`, `    --- PASS: TestParse/empty`), or Go's `=== RUN`
 # or DejaGnu's `Running <path>.exp ...` that starts a test file's verdicts (GDB's own
 # `DUPLICATE:` marks a test's name given twice).
-# Of the verdicts only those that say `PASS` are read as a password's name, and a line of
-# theirs is a verdict only when what follows reads as a test's name.
+# Of the verdicts only those that say `PASS` are read as a password's name. A line is a
+# verdict line by its verdict and its shape, whatever the name after it.
 _VERDICT_KEYS = frozenset(("PASS", "XPASS", "KPASS"))
 _VERDICT_LEAD = re.compile(r"[ \t]{0,16}(?:--- )?")
 _VERDICT_LINE = re.compile(
-    r"[ \t]{0,16}(?:(?:--- )?(?:(?P<passed>PASS|XPASS|KPASS)|FAIL|XFAIL|SKIP|ERROR|UNRESOLVED"
-    r"|UNSUPPORTED|UNTESTED|KFAIL|DUPLICATE): |=== (?:RUN|PAUSE|CONT|NAME) "
+    r"[ \t]{0,16}(?:(?:--- )?(?:PASS|FAIL|XFAIL|XPASS|SKIP|ERROR|UNRESOLVED|UNSUPPORTED"
+    r"|UNTESTED|KPASS|KFAIL|DUPLICATE): |=== (?:RUN|PAUSE|CONT|NAME) "
     r"|Running [^ \t\n\\]{1,300}\.exp \.\.\.)"
 )
-# A verdict's value as the assignment rules read it: up to a blank, a quote or a backslash.
-_VERDICT_VALUE = re.compile(r"[^\s\"'`\\]{0,400}")
 # How far a verdict line's neighbour is looked for: a test's name and its notes.
 _VERDICT_REACH = 400
 _BREAKS = ("\n", "\\n")  # a newline, raw or escaped (`\\n` in a JSON string)
@@ -161,19 +159,6 @@ def _after_an_escape(text: str, at: int) -> bool:
     while at - backslashes > 0 and text[at - backslashes - 1] == "\\":
         backslashes += 1
     return backslashes % 2 == 1
-
-
-def _is_verdict_line(text: str, start: int, end: int) -> bool:
-    """Whether the line at `start` (read up to `end`) is a test log's verdict line
-    (`_VERDICT_LINE`); one that says `PASS` only when what follows reads as a test's name,
-    not as a password (`PASS: Summer-2024` beside `PASS: Winter-2023` is no test log)."""
-    verdict = _VERDICT_LINE.match(text, start, end)
-    if verdict is None:
-        return False
-    if verdict.group("passed") is None:
-        return True
-    value = _VERDICT_VALUE.match(text, verdict.end(), end)
-    return value is not None and heuristics.reads_as_test_name(value.group().rstrip(".,;"))
 
 
 def _is_openpgp_id(key: str, value: str) -> bool:
@@ -659,7 +644,7 @@ class RuleScanner:
         if start != key_end + 2 or not text.startswith(": ", key_end):
             return False
         if not heuristics.reads_as_test_name(text[start:end]):
-            return False  # `PASS: P@ssw0rd!2024`, `PASS: s3cr3t-Pa55`: a password's
+            return False  # `PASS: P@ssw0rd!2024`, `PASS: s3cr3t`: a password's
         # An escaped line break is one only in JSON text (`printf 'a\nSKIP: x'` is no line).
         breaks = _BREAKS if self.escapes else ("\n",)
         line = _line_start(text, key_start, 24, breaks)
@@ -667,12 +652,12 @@ class RuleScanner:
             return False
         for mark in breaks:
             found = text.find(mark, end, end + _VERDICT_REACH)
-            if found >= 0 and _is_verdict_line(text, found + len(mark), len(text)):
+            if found >= 0 and _VERDICT_LINE.match(text, found + len(mark)) is not None:
                 return True
             if line >= len(mark) and text.startswith(mark, line - len(mark)):
                 before = line - len(mark)
                 previous = _line_start(text, before, _VERDICT_REACH, breaks)
-                if previous >= 0 and _is_verdict_line(text, previous, before):
+                if previous >= 0 and _VERDICT_LINE.match(text, previous, before) is not None:
                     return True
         return False
 

@@ -709,47 +709,37 @@ def _is_leet_word(value: str) -> bool:
 
 
 # A test's name after a test log's verdict (`PASS: gas/i386/x86-64-pr20141`, `PASS:
-# gdb.base/break.exp:`, `PASS: -Bsymbolic-functions`): words, numbers and names joined by
-# `/`, `.`, `_`, `-` or `:`. What no test's name holds and a chosen password often does: a
-# symbol; and parts that read as a password a person chose or a value a program generated.
+# gdb.base/break.exp:`, `PASS: -Bsymbolic-functions`, Go's `TestParse/Summer2024`): words,
+# numbers and names joined by `/`, `.`, `_`, `-` or `:`, whatever the words say
+# (`password-reset-2`, `HTTP2-Server-1`, `Crypt-Password-1`) and hex digits included (a
+# digest's, a UUID's: `hash-sha256-abcdef12`, `123e4567-e89b-12d3`). What no test suite names
+# a test: a symbol (`P@ssw0rd!2024`), a run of letters and digits that reads as generated
+# (hex digits aside, in a name of several parts), and a value of one word written with
+# digits or signs for its letters (`s3cr3t`, `P4ssw0rd1`, `Pa55`).
 _NOT_IN_TEST_NAMES = re.compile(r"[!@#$%^&*?~`'\"]")
-_TEST_NAME_PART = re.compile(r"[^/._:\-]+")
-_HEX_PART = re.compile(r"(?<![^/._:\-])[0-9a-fA-F]{8,}(?![^/._:\-])")
+_TEST_NAME_SEPARATOR = re.compile(r"[/._:\-]")
+_HEX_RUN = re.compile(r"[0-9a-f]+|[0-9A-F]+")
 _NUMBER_AT_END = re.compile(r"[0-9]+\Z")
-_LEET_BESIDE_LETTER = re.compile(r"[A-Za-z][013457@$]|[013457@$][A-Za-z]")
 # A password's word written with digits or signs for its letters, however short (`Pa55`,
 # `adm1n`, `s3cr3t`).
 _SPELLED_WORDS = frozenset(("pass", *_PASSWORD_WORDS))
-# A Go test's function (`TestIssue1234`, `BenchmarkParse`): a capital after its prefix.
-_GO_TEST = re.compile(r"(?:Test|Benchmark|Example|Fuzz)(?![a-z])")
-_CAPITALISED = re.compile(r"[A-Z][a-z]")
 
 
 @lru_cache(maxsize=256)
 def reads_as_test_name(value: str) -> bool:
     """Whether `value`, after a test log's verdict, reads as a test's name: no symbol no
     test's name holds (`P@ssw0rd!2024`), no run of eight letters and digits that reads as
-    generated, no part of hex digits (a UUID's, a digest's: `3f2a9c1e`) or written with
-    digits for its letters (`s3cr3t`, `Pa55`); and, unless it is a path or has an
-    extension, no password's word or capitalised word beside a number (`welcome-2024`,
-    `Summer-2024`, `Hunter2-Summer`; a Go test's `TestIssue1234` is a name)."""
-    if _NOT_IN_TEST_NAMES.search(value) is not None or not reads_as_written(value):
+    generated (but hex digits in a name of parts: `FuzzReverse/582528ddfad69eb5`), and, when
+    it is one word, not written with digits for its letters (`s3cr3t`, `Pa55`)."""
+    if _NOT_IN_TEST_NAMES.search(value) is not None:
         return False
-    for hex_part in _HEX_PART.finditer(value):
-        if not (hex_part.group().isdigit() or hex_part.group().isalpha()):
-            return False
-    if _LEET_BESIDE_LETTER.search(value) is not None and any(
-        _is_leet_word(part) or _spells_a_password_word(part)
-        for part in _TEST_NAME_PART.findall(value)
-    ):
-        return False
-    if "/" in value or "." in value or _ASCII_DIGIT.search(value) is None:
-        return True
-    if _GO_TEST.match(value) is not None:
-        return True
+    if _TEST_NAME_SEPARATOR.search(value) is None:
+        return reads_as_written(value) and not (
+            _is_leet_word(value) or _spells_a_password_word(value)
+        )
     return not any(
-        part.rstrip("0123456789").lower() in _SPELLED_WORDS or _CAPITALISED.match(part)
-        for part in _TEST_NAME_PART.findall(value)
+        _HEX_RUN.fullmatch(run) is None and reads_generated(run, HUMPS_READ)
+        for run in _NAME_RUN.findall(value)
     )
 
 
