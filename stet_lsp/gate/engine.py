@@ -794,7 +794,18 @@ class RuleScanner:
         if key is not None and _is_openpgp_id(key, value):
             return False
         if key in _TEST_RESULTS and (
-            heuristics.looks_like_reference(value) or syntax.is_test_path(value)
+            syntax.is_test_path(value)
+            or (
+                heuristics.looks_like_reference(value)
+                # Outside a test log's verdicts `PASS: hunter22` is a password's, as after
+                # `password:` (`USER: bob` then `PASS: hunter22`); `PASSED:` names none.
+                and not (
+                    key == "PASS"
+                    and bare
+                    and rule.written_passwords
+                    and heuristics.is_written_password(key, value)
+                )
+            )
         ):
             return False  # a test runner's result names a test: `--- PASS: TestParse/empty`
         if verdict:

@@ -629,9 +629,9 @@ def looks_like_env_literal(value: str) -> bool:
     return sum((lower, upper, digits, symbol)) >= 2 and shannon_entropy(value) >= 2.5
 
 
-# A password's name (`password`, `DB_PASS`, `adminPwd`, `passphrase`), a word of its own in the
-# key: not `bypass`, `compass`, `passed`, `passenger`, nor `pass` alone (a test runner's
-# `PASS:`).
+# A password's name (`password`, `DB_PASS`, `pass`, `adminPwd`, `passphrase`), a word of its
+# own in the key: not `bypass`, `compass`, `passed`, `passenger`. (A test log's verdict line,
+# `PASS: <a test's name>`, is told apart before.)
 _PASSWORD_NAME = re.compile(
     r"(?:(?<![A-Za-z])|(?<=[a-z])(?=P))(?i:password|passwd|passphrase|pwd|pass)(?![a-z])"
 )
@@ -666,7 +666,7 @@ def is_written_password(key: str, value: str) -> bool:
     `PASSWORD: correcthorse1`, `DB_PASS=Summer2024!`, `password=p4ssw0rd`), which no test of
     randomness takes: a word then digits or symbols, or a word written with digits for its
     letters; neither a placeholder, a reference, nor code's name."""
-    if key.lower() == "pass" or _PASSWORD_NAME.search(key) is None or len(value) < 6:
+    if _PASSWORD_NAME.search(key) is None or len(value) < 6:
         return False
     written = _WRITTEN_PASSWORD.fullmatch(value)
     if written is None:

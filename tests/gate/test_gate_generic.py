@@ -631,6 +631,31 @@ def test_a_verdict_line_is_one_by_its_verdict_and_shape_whatever_its_name() -> N
 
 
 @pytest.mark.parametrize(
+    ("text", "password"),
+    [
+        ("User: bob\nPass: Summer2024\n", "Summer2024"),
+        ("User: bob\nPASS: hunter2\n", "hunter2"),
+        ("login\nPass: Welcome1\n", "Welcome1"),
+        ("login\nPass: qwerty123\n", "qwerty123"),
+        ("log\nPASS: Tr0ub4dor\n", "Tr0ub4dor"),
+        # beside verdicts, one word written with digits for its letters is no test's name
+        (f"{_LOG}PASS: Pa55w0rd\n", "Pa55w0rd"),
+        (f"{_LOG}PASS: P4ssw0rd1\n", "P4ssw0rd1"),
+    ],
+)
+def test_a_pass_line_that_is_no_verdict_is_judged_as_a_passwords(text: str, password: str) -> None:
+    """A `Pass:` or `PASS:` line that is no test log's verdict line assigns a password, its
+    value judged as after `password:`: a word and digits a person chose is redacted, in plain
+    text as in a transcript's JSON."""
+    record = json.dumps({"type": "tool_result", "content": text}) + "\n"
+    for scanned, path in ((text, "notes.txt"), (record, "s.jsonl")):
+        redacted = redact_text(scanned, path=path, cache=None).text
+        assert password not in redacted
+        if _LOG in text:
+            assert "x86-64-pr20141" in redacted  # the test's names beside it stay
+
+
+@pytest.mark.parametrize(
     "line",
     [
         "password: HkBDLHFaDXosUduCJI:",
