@@ -717,6 +717,9 @@ def _is_leet_word(value: str) -> bool:
 # (hex digits aside, in a name of several parts), and a value of one word written with
 # digits or signs for its letters (`s3cr3t`, `P4ssw0rd1`, `Pa55`).
 _NOT_IN_TEST_NAMES = re.compile(r"[!@#$%^&*?~`'\"]")
+# Go numbers a subtest given no name or a name given twice (`TestParse/#00`,
+# `TestParse/empty#01`), and a fuzz test's seeds (`FuzzReverse/seed#0`).
+_GO_SUBTEST_NUMBER = re.compile(r"#[0-9]{1,6}(?=/|\Z)")
 _TEST_NAME_SEPARATOR = re.compile(r"[/._:\-]")
 _HEX_RUN = re.compile(r"[0-9a-f]+|[0-9A-F]+")
 _NUMBER_AT_END = re.compile(r"[0-9]+\Z")
@@ -728,10 +731,12 @@ _SPELLED_WORDS = frozenset(("pass", *_PASSWORD_WORDS))
 @lru_cache(maxsize=256)
 def reads_as_test_name(value: str) -> bool:
     """Whether `value`, after a test log's verdict, reads as a test's name: no symbol no
-    test's name holds (`P@ssw0rd!2024`), no run of eight letters and digits that reads as
-    generated (but hex digits in a name of parts: `FuzzReverse/582528ddfad69eb5`), and, when
-    it is one word, not written with digits for its letters (`s3cr3t`, `Pa55`)."""
-    if _NOT_IN_TEST_NAMES.search(value) is not None:
+    test's name holds (`P@ssw0rd!2024`; Go's `TestParse/#00` numbers a subtest), no run of
+    eight letters and digits that reads as generated (but hex digits in a name of parts:
+    `FuzzReverse/582528ddfad69eb5`), and, when it is one word, not written with digits for
+    its letters (`s3cr3t`, `Pa55`)."""
+    named = _GO_SUBTEST_NUMBER.sub("", value) if "/" in value else value
+    if _NOT_IN_TEST_NAMES.search(named) is not None:
         return False
     if _TEST_NAME_SEPARATOR.search(value) is None:
         return reads_as_written(value) and not (

@@ -616,6 +616,23 @@ def test_a_tests_name_among_verdicts_is_kept_whatever_its_words(name: str) -> No
             assert scan_text(scanned, path=path, cache=None) == []
 
 
+def test_gos_numbered_subtests_among_verdicts_are_tests_names() -> None:
+    """Go numbers a subtest given no name or a name given twice (`TestParse/#00`) and a fuzz
+    test's seeds (`FuzzReverse/seed#0`): a `#` no password's, and every copy of the name, on
+    its `=== RUN` line too, was redacted."""
+    log = (
+        "=== RUN   TestParse\n=== RUN   TestParse/#00\n=== RUN   TestParse/empty#01\n"
+        "--- PASS: TestParse (0.00s)\n    --- PASS: TestParse/#00 (0.00s)\n"
+        "    --- PASS: TestParse/empty#01 (0.00s)\n"
+        "=== RUN   FuzzReverse\n=== RUN   FuzzReverse/seed#0\n"
+        "--- PASS: FuzzReverse (0.00s)\n    --- PASS: FuzzReverse/seed#0 (0.00s)\n"
+    )
+    assert scan_text(log, path="go.log", cache=None) == []
+    assert scan_text(json.dumps({"o": log}) + "\n", path="e.jsonl", cache=None) == []
+    password = f"{_LOG}PASS: TestParse/Xk9#mQ2$\n"
+    assert "Xk9#mQ2$" not in redact_text(password, path="go.log", cache=None).text
+
+
 def test_a_verdict_line_is_one_by_its_verdict_and_shape_whatever_its_name() -> None:
     """A `PASS:` line is a verdict line for the lines beside it whatever the name on it:
     a Go subtest's name beside one that reads as a password's is a test's all the same."""
