@@ -30,10 +30,15 @@ def numbered_views(text: str, hits: list[int]) -> list[View]:
     views: list[View] = []
     covered = -1
     line, read_to, quoted = -1, -1, None
+    # The start of the last hit's line, and how far the text was searched for it: each
+    # stretch of the text is searched once, however many hits a long line holds.
+    first = searched = 0
     for hit in hits:
         if hit < covered:
             continue
-        first = text.rfind("\n", 0, hit) + 1
+        newline = text.rfind("\n", searched, hit)
+        first = first if newline < 0 else newline + 1
+        searched = hit
         opening = _NUMBER.match(text, first)
         if opening is None:
             # On the run's first line: each stretch of a line is searched once, whatever

@@ -272,6 +272,15 @@ def test_a_megabyte_of_command_near_misses_is_scanned(unit: str) -> None:
         scan_text(text, cache=ResultCache())
 
 
+@pytest.mark.parametrize("unit", ["printf ", "echo $"])
+def test_one_long_line_of_anchors_is_scanned_in_linear_time(unit: str) -> None:
+    """Four megabytes on one line, an anchor every few characters: each hit looked for its
+    line's start back over the whole line (25 s)."""
+    text = unit * (4_000_000 // len(unit))
+    with time_limit(12, unit):
+        scan_text(text, config=GateConfig(), cache=None)
+
+
 def test_what_many_printing_commands_printed_is_found_in_linear_time() -> None:
     """A value for each of 50,000 printing commands, a megabyte: each value found was looked
     for among all the pairs, one by one (107 s)."""
