@@ -35,11 +35,14 @@ _SILENT = re.compile(
     r"(?:#|cd(?:\s|$)|export\s|unset\s|set\s+[-+]|[A-Za-z_]\w*=(?:[^\s\"']|\"[^\"]*\"|'[^']*')*$"
     r"|(?:test|\[\[?)\s[^>|]*$|(?:true|false|:)(?:\s|$)"
     r"|(?:mkdir|touch|chmod|chown|cp|mv|rm|ln|sleep|eval|source|\.|wait|umask|trap|shopt)\s"
-    r"|[^|]*(?:^|\s)(?:&>|1?>>?)(?!&)[^|]*$)|$"
+    r")|$"
 )
+# Its output sent to a file, searched for in a command with no `|` (a pattern that matched
+# the whole command read the text before it over and over).
+_TO_FILE = re.compile(r"(?:^|(?<=\s))(?:&>|1?>>?)(?!&)")
 # `echo` of words and variables, no flag, no command's output and no new line in quotes: one
-# line, not a value.
-_ONE_LINE = re.compile(r"echo(?:\s+(?!-)(?:[^`$\n]|\$(?!\())*)?$")
+# line, not a value. (The blanks before the words are all read by one of its parts.)
+_ONE_LINE = re.compile(r"echo(?:\s+(?![-\s])(?:[^`$\n]|\$(?!\())*)?$")
 # What sends an `echo`'s line elsewhere or to a command that may print none (`> file`,
 # `>&2`, `| grep …`): it prints a line, or none.
 _ELSEWHERE = re.compile(r"[>|]")
@@ -168,7 +171,9 @@ class _Kinds:
                 kind = _MAYBE_LINE
             else:
                 kind = _LINE
-        elif _SILENT.match(whole) is not None:
+        elif _SILENT.match(whole) is not None or (
+            "|" not in whole and _TO_FILE.search(whole) is not None
+        ):
             kind = _NOTHING
         else:
             kind = _LINES

@@ -281,6 +281,21 @@ def test_one_long_line_of_anchors_is_scanned_in_linear_time(unit: str) -> None:
         scan_text(text, config=GateConfig(), cache=None)
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "op read op://v/i/p\necho" + " " * 40_000 + "`",
+        "op read op://v/i/p\n" + "a >" * 66_666 + "|b",
+    ],
+    ids=["echo-blanks", "redirections"],
+)
+def test_what_a_long_command_prints_is_told_in_linear_time(command: str) -> None:
+    """An echo's blanks before a backtick (40 s) and redirections before a pipe (14 s for
+    half as many) were read again from each place a match could start."""
+    with time_limit(5, "a long command's kind"):
+        printed_secrets(command, "Xk9mQ2vLp8rT4wZ\n", GateConfig())
+
+
 def test_what_many_printing_commands_printed_is_found_in_linear_time() -> None:
     """A value for each of 50,000 printing commands, a megabyte: each value found was looked
     for among all the pairs, one by one (107 s)."""
