@@ -1532,15 +1532,16 @@ PRINTING_COMMANDS = (
     "printf ",
     "printenv ",
 )
-# A variable named for a credential: a credential's word (`PASSWORD`, `PASSWD`, `TOKEN`,
-# `SECRET`, `API_KEY`, `PRIVATE_KEY`, `CREDENTIALS`) ending its name, the words before it
-# each followed by `_` (`DB_PASSWORD`, `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`); not the
-# shell's working folder (`$PWD`), a word inside another (`$BYPASS`) nor metadata about a
-# credential (`$TOKEN_PATH`, `$MAX_TOKENS`, `$PASSWORD_FILE`).
+# A variable named for a credential: a credential's word (`PASSWORD`, `PASSWD`,
+# `PASSPHRASE`, `PASS_KEY`, `TOKEN`, `SECRET`, `API_KEY`, `PRIVATE_KEY`, `CREDENTIALS`)
+# ending its name, the words before it each followed by `_` (`DB_PASSWORD`, `GITHUB_TOKEN`,
+# `AWS_SECRET_ACCESS_KEY`); not the shell's working folder (`$PWD`), a word inside another
+# (`$BYPASS`), `PASS` alone (as often a count of tests passed as a password: `$NUM_PASS`)
+# nor metadata about a credential (`$TOKEN_PATH`, `$MAX_TOKENS`, `$PASSWORD_FILE`).
 _CREDENTIAL_VARIABLE = (
-    r"(?!(?:OLD)?PWD\b)(?:[A-Za-z0-9]{1,40}_){0,8}(?i:"
+    r"(?!(?:OLD)?PWD\b)(?:[A-Za-z0-9]{1,40}_){0,8}(?i:pass(?:word|wd|phrase|_?key)|(?!pass)(?:"
     + SECRET_KEY_WORDS
-    + r")(?i:word|wd|phrase)?(?i:_?key)?(?:_?[0-9]{1,3})?(?![A-Za-z0-9_])"
+    + r"))(?i:_?key)?(?:_?[0-9]{1,3})?(?![A-Za-z0-9_])"
 )
 # Its value, as `echo`, `printf` and `printenv` print it on a line of its own (`echo
 # "$DB_PASSWORD"`, `echo ${API_TOKEN}`, `printf '%s\n' "$SECRET_KEY"`, `printenv

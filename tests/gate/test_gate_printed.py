@@ -341,3 +341,15 @@ def test_an_echo_of_another_variable_prints_a_line_of_its_own(command: str) -> N
     assert found is not None
     text, findings = found
     assert [text[f.offset : f.end_offset] for f in findings] == ["Xk9mQ2vLp8rT4wZ"]
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        ("echo $PASS", "128/130\n"),
+        ('echo "$TESTS_PASS"', "128/130\n"),
+        ("ls; echo $NUM_PASS", "src\n128/130\n"),
+    ],
+)
+def test_a_count_of_tests_passed_is_no_password(command: str, output: str) -> None:
+    assert printed_secrets(command, output, GateConfig()) is None

@@ -638,6 +638,9 @@ def test_what_a_command_that_prints_a_secret_printed_on_the_next_line_goes(
         '$ echo "$PATH"\nUsrBin2024x\n',
         "$ echo $PWD\nProject2024x\n",
         "$ echo $BYPASS_CACHE\nCacheOff2024\n",
+        # a count of tests passed, no password
+        "$ echo $PASS\nPassed128x\n",
+        '$ echo "$NUM_PASS"\nPassed128x\n',
         "$ echo $TOKEN_PATH\nTokens2024x\n",
         "$ printenv MAX_TOKENS\nLimit4096x\n",
         "$ echo ${#API_TOKEN}\nLength40x\n",
