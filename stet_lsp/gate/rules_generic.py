@@ -1524,11 +1524,12 @@ PRINTING_COMMANDS = (
     "vault kv get ",
     "vault read ",
     "gcloud secrets versions access ",
-    # (not `echo ` alone: a megabyte of `echo ` each asked took seconds)
+    # (not `echo ` alone: a megabyte of `echo ` each asked took seconds; the pattern reads
+    # each name followed by the one space its anchors hold, and any flag of `echo`)
     "echo $",
     'echo "$',
     'echo \\"$',
-    "echo -n ",
+    "echo -",
     "printf ",
     "printenv ",
 )
@@ -1548,11 +1549,11 @@ _CREDENTIAL_VARIABLE = (
 # GITHUB_TOKEN`; the quote JSON-escaped in a transcript too).
 _VARIABLE = r'(?:\\?")?\$\{?' + _CREDENTIAL_VARIABLE
 _PRINTED_VARIABLE = (
-    r"echo[ \t]{1,4}(?:-[neE]{1,3}[ \t]{1,4})?"
+    r"echo (?:-[neE]{1,3}[ \t]{1,4})?"
     + _VARIABLE
-    + r"|printf[ \t]{1,4}(?:(?:'%s(?:\\n)?'|\"%s(?:\\n)?\"|%s(?:\\n)?)[ \t]{1,4})?"
+    + r"|printf [ \t]{0,3}(?:(?:'%s(?:\\n)?'|\"%s(?:\\n)?\"|%s(?:\\n)?)[ \t]{1,4})?"
     + _VARIABLE
-    + r"|printenv[ \t]{1,4}"
+    + r"|printenv [ \t]{0,3}"
     + _CREDENTIAL_VARIABLE
 )
 # The rest of a command's line, up to what would send its output elsewhere.

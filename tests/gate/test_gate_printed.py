@@ -353,3 +353,12 @@ def test_an_echo_of_another_variable_prints_a_line_of_its_own(command: str) -> N
 )
 def test_a_count_of_tests_passed_is_no_password(command: str, output: str) -> None:
     assert printed_secrets(command, output, GateConfig()) is None
+
+
+@pytest.mark.parametrize(
+    "command", ['echo -e "$DB_PASSWORD"', 'echo -ne "$DB_PASSWORD"', 'echo -E "$API_TOKEN"']
+)
+def test_an_echo_with_flags_of_a_credential_s_variable_prints_its_value(command: str) -> None:
+    found = printed_secrets(command, "Xk9mQ2vLp8rT4wZ\n", GateConfig())
+    assert found is not None
+    assert [found[0][f.offset : f.end_offset] for f in found[1]] == ["Xk9mQ2vLp8rT4wZ"]
