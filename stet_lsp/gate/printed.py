@@ -57,6 +57,11 @@ _VALUE, _LINE, _MAYBE_LINE, _NOTHING, _LINES, _ASIDE = (
 )
 # What stands in for a printed value when asking whether a command prints one.
 _PROBE = "\nPr0beValue\n"
+# What may stand before a command's name: variables set for it alone (`LANG=C op read …`),
+# and the commands that run the one after them (`sudo`, `command`, `exec`, `time`, `env`).
+_PREFIX = re.compile(
+    r"(?:[A-Za-z_]\w*=(?:[^\s\"'\\]|\\.|\"[^\"]*\"|'[^']*')*\s+|(?:sudo|command|exec|time|env)\s+)*"
+)
 # The most lines of the output one printing command may have printed, as far as the pairing
 # knows (echoes that may print none before it), before the pairing stops.
 _CANDIDATES = 8
@@ -89,7 +94,6 @@ def printed_secrets(
         end -= 1
     trailing = max(0, len(lines) - end - output.endswith("\n"))
     parts = _commands(command)
-    shown_parts = [parts[index].strip()[-_SHOWN_COMMAND:] for index in range(0, len(parts), 2)]
     kinds = _Kinds(parts)
     forwards = _paired(kinds, range(len(kinds)), end - head, head)
     pairs = dict.fromkeys((at, head + line) for at, line in forwards)
@@ -100,19 +104,20 @@ def printed_secrets(
     if succeeded and not kinds.in_background():
         backwards = _paired(kinds, reversed(range(len(kinds))), end - head, trailing)
         pairs.update(dict.fromkeys((at, end - 1 - line) for at, line in backwards))
-    if end - head == 1:
-        # The command's last line and the output's only line, as a terminal shows them when
-        # it runs one printing command: a value the pairing above missed (the call failed,
-        # a command it does not know printed nothing) is still found.
-        pairs[-1, head] = None
+    last = kinds.last()
+    if end - head == 1 and last is not None and kinds[last] == _VALUE:
+        # The last command, when it prints a value, and the output's only line, as a
+        # terminal shows them when it runs one printing command: a value the pairing above
+        # missed (the call failed, a command it does not know printed nothing) is still
+        # found.
+        pairs[last, head] = None
     if not pairs:
         return None
-    tail = command.rstrip().rsplit("\n", 1)[-1][-_SHOWN_COMMAND:]
     shown: list[str] = []
     values: list[tuple[int, int]] = []  # where each shown line is, in the text
     length = 0
     for command_at, line in pairs:
-        shown.append(f"{tail if command_at < 0 else shown_parts[command_at]}\n")
+        shown.append(f"{kinds.printing_command[command_at]}\n")
         values.append((length + len(shown[-1]), length + len(shown[-1]) + len(lines[line])))
         shown.append(f"{lines[line]}\n")
         length = values[-1][1] + 1
@@ -136,8 +141,10 @@ class _Kinds:
 
         self.parts = parts
         self.known: dict[int, str] = {}
+        # Each printing command as it is shown: from its name on.
+        self.printing_command: dict[int, str] = {}
         self.printing = PRINTED_SECRET.pattern
-        self.anchors = PRINTING_COMMANDS
+        self.names = tuple({anchor.split()[0] for anchor in PRINTING_COMMANDS})
 
     def __len__(self) -> int:
         return (len(self.parts) + 1) // 2
@@ -146,6 +153,13 @@ class _Kinds:
         if at not in self.known:
             self.known[at] = self._kind(2 * at)
         return self.known[at]
+
+    def last(self) -> int | None:
+        """The last command that holds anything."""
+        at = len(self) - 1
+        while at >= 0 and not self.parts[2 * at].strip():
+            at -= 1
+        return at if at >= 0 else None
 
     def in_background(self) -> bool:
         """Whether a command that may print lines runs in the background."""
@@ -159,11 +173,16 @@ class _Kinds:
         whole = parts[index].strip()
         if not whole:
             return _NOTHING
-        # Read on its last line: a line in quotes before it (`git commit -m "op read …\n…"`)
-        # is no command of its own.
-        last = whole[-_SHOWN_COMMAND:].rsplit("\n", 1)[-1]
-        if any(anchor in last for anchor in self.anchors) and self.printing.search(last + _PROBE):
+        # The command itself, its name first: not a printing command's text in its arguments
+        # (`grep -rl 'echo $API_TOKEN' .`, `git commit -m "… op read …"`).
+        name = whole[_PREFIX.match(whole).end() :]  # type: ignore[union-attr]
+        if (
+            len(name) <= _SHOWN_COMMAND
+            and name.startswith(self.names)
+            and self.printing.match(name + _PROBE) is not None
+        ):
             kind = _VALUE
+            self.printing_command[index // 2] = name
         elif _ONE_LINE.match(whole) is not None:
             # `echo "DB:"` before the value; one that runs only when the command before it
             # failed or succeeded, or whose line goes elsewhere, may print none.

@@ -1516,7 +1516,8 @@ ENCODED_ENV_FILE = Rule(
 # log or a tool's output (`op read op://vault/item/password`, `terraform output -raw
 # db_password`, `vault kv get -field=password secret/db`, `gcloud secrets versions access
 # latest --secret=db`, `echo "$DB_PASSWORD"`). Not a command whose output goes elsewhere
-# (`$(op read …)`, `| …`, `> file`); the line after it holds one run of characters and
+# (`$(op read …)`, `| …`, `> file`) nor one a quote opens (a pattern searched for:
+# `grep -rl 'echo $API_TOKEN' .`); the line after it holds one run of characters and
 # nothing else.
 PRINTING_COMMANDS = (
     "op read ",
@@ -1561,7 +1562,8 @@ _COMMAND_REST = r"(?:[^\r\n\\|>)`;&]|\\[^nr])"
 PRINTED_SECRET = Rule(
     name="printed-secret",
     pattern=lazy(
-        r"(?<![(`\w-])(?:op read |gcloud secrets versions access "
+        # (not a quoted argument's text: `grep -rl 'op read' .`, `grep "printenv X" .`)
+        r"(?<![(`\w'\"-])(?:op read |gcloud secrets versions access "
         # an output named for a credential; one field of a Vault secret
         r"|terraform output -raw [^\s\\|>)`;&]{0,64}(?i:pass|secret|token|key|pwd|cred|auth)"
         r"|vault (?:kv get|read) "

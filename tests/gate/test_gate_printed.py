@@ -362,3 +362,39 @@ def test_an_echo_with_flags_of_a_credential_s_variable_prints_its_value(command:
     found = printed_secrets(command, "Xk9mQ2vLp8rT4wZ\n", GateConfig())
     assert found is not None
     assert [found[0][f.offset : f.end_offset] for f in found[1]] == ["Xk9mQ2vLp8rT4wZ"]
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        ("grep -rl 'echo $API_TOKEN' .", "Makefile\n"),
+        ('grep -rl "printenv GITHUB_TOKEN" .', "Makefile\nDockerfile\n"),
+        ("git grep -l 'printenv NPM_TOKEN'", "Dockerfile\n"),
+        ("git commit -qm 'ci: stop echo $GITHUB_TOKEN'; git branch --show-current", "ci-fix-2\n"),
+        ("rg -l 'op read op://' .", "Makefile\nDockerfile\n"),
+        ("xargs echo $API_TOKEN < list", "Makefile\n"),
+    ],
+)
+def test_a_printing_command_s_text_in_another_s_arguments_prints_nothing(
+    command: str, output: str
+) -> None:
+    """A printing command is the command itself, its name first: in another command's
+    quoted argument it is text, and that command's lines are no value."""
+    assert printed_secrets(command, output, GateConfig()) is None
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "LANG=C op read op://v/i/p",
+        'OP_ACCOUNT="my team" op read op://v/i/p',
+        "sudo printenv GITHUB_TOKEN",
+        "env OP_ACCOUNT=x op read op://v/i/p",
+        "time vault kv get -field=password secret/db",
+        "command op read op://v/i/p",
+    ],
+)
+def test_a_printing_command_after_what_runs_it_prints_its_value(command: str) -> None:
+    found = printed_secrets(command, "Xk9mQ2vLp8rT4wZ\n", GateConfig())
+    assert found is not None
+    assert [found[0][f.offset : f.end_offset] for f in found[1]] == ["Xk9mQ2vLp8rT4wZ"]

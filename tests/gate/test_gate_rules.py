@@ -648,6 +648,10 @@ def test_what_a_command_that_prints_a_secret_printed_on_the_next_line_goes(
         "$ printenv MAX_TOKENS\nLimit4096x\n",
         "$ echo ${#API_TOKEN}\nLength40x\n",
         "$ echo $API_TOKEN | wc -c\nCount41x\n",
+        # the command's text in a quoted argument: a pattern searched for
+        "$ grep -rl 'echo $API_TOKEN' .\nMakefile\n",
+        '$ grep -rl "printenv GITHUB_TOKEN" .\nDockerfile\n',
+        "$ rg -l 'op read op://' .\nMakefile\n",
     ],
 )
 def test_a_line_after_such_a_command_that_is_not_its_secret_stays(text: str) -> None:
