@@ -101,16 +101,25 @@ def printed_secrets(
     # what runs after them prints nothing or echoes its lines. Not when the call failed (a
     # printing command that failed printed its error, maybe before the other lines), nor
     # when a command sent to the background may print its lines after theirs.
-    if succeeded and not kinds.in_background():
+    counted = succeeded and not kinds.in_background()
+    if counted:
         backwards = _paired(kinds, reversed(range(len(kinds))), end - head, trailing)
         pairs.update(dict.fromkeys((at, end - 1 - line) for at, line in backwards))
     last = kinds.last()
-    if end - head == 1 and last is not None and kinds[last] == _VALUE:
-        # The last command, when it prints a value, and the output's only line, as a
+    if head < end and last is not None and kinds[last] == _VALUE:
+        # The last command, when it prints a value, and the output's first line, as a
         # terminal shows them when it runs one printing command: a value the pairing above
-        # missed (the call failed, a command it does not know printed nothing) is still
-        # found.
-        pairs[last, head] = None
+        # missed (the call failed, a command it does not know printed nothing, or wrote to
+        # its error output, which a harness puts after the value) is still found. Asked of
+        # an output of one line; of more, when the call succeeded (the last command's
+        # status is the call's: one that failed printed no value) and the count from the
+        # end did not find what the last command printed, its empty value (a blank last
+        # line) or a last line of one run of characters: a last line of words is what
+        # another command wrote after it (`git checkout main && op read …`: `Switched to
+        # branch 'main'`).
+        told = counted and (trailing > 0 or len(lines[end - 1].split()) == 1)
+        if end - head == 1 or (succeeded and not told):
+            pairs[last, head] = None
     if not pairs:
         return None
     shown: list[str] = []

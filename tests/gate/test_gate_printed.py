@@ -398,3 +398,22 @@ def test_a_printing_command_after_what_runs_it_prints_its_value(command: str) ->
     found = printed_secrets(command, "Xk9mQ2vLp8rT4wZ\n", GateConfig())
     assert found is not None
     assert [found[0][f.offset : f.end_offset] for f in found[1]] == ["Xk9mQ2vLp8rT4wZ"]
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        ("git checkout main && op read op://v/i/password", "Switched to branch 'main'\n"),
+        ("git fetch && op read op://v/i/password", "From github.com:o/r\n * branch main -> x\n"),
+        ("pip install -q x && vault kv get -field=password secret/db", "WARNING: Running pip\n"),
+        ("docker compose up -d && terraform output -raw db_password", " Container db  Started\n"),
+    ],
+)
+def test_the_value_before_what_another_command_wrote_to_its_error_output(
+    command: str, output: str
+) -> None:
+    """A harness puts the error output after the output: what an earlier command wrote
+    there ends the output, after the value the last command printed first."""
+    found = printed_secrets(command, "Xk9mQ2vLp8rT4wZ\n" + output, GateConfig())
+    assert found is not None
+    assert [found[0][f.offset : f.end_offset] for f in found[1]] == ["Xk9mQ2vLp8rT4wZ"]

@@ -1294,6 +1294,11 @@ def test_a_value_printed_after_an_echo_that_printed_no_line_is_redacted(
             "Build-Config2024 release\nXk9mQ2vLp8rT4wZ\ndone\n",
         ),
         ('cd app && echo "$DB_PASSWORD"', "Xk9mQ2vLp8rT4wZ\n"),
+        # what an earlier command wrote to its error output, put after the value
+        (
+            "git checkout main && op read op://Private/db/password",
+            "Xk9mQ2vLp8rT4wZ\nSwitched to branch 'main'\n",
+        ),
         ("ls; printenv GITHUB_TOKEN", "README.md\nsetup-Config2024.yaml\nXk9mQ2vLp8rT4wZ\n"),
         # Gemini CLI's and Qwen Code's header before the output and status lines after it
         (
