@@ -47,14 +47,18 @@ _ONE_LINE = re.compile(r"echo(?:\s+(?![-\s])(?:[^`$\n]|\$(?!\())*)?$")
 # `>&2`, `| grep …`): it prints a line, or none.
 _ELSEWHERE = re.compile(r"[>|]")
 # What a command prints, as far as the pairing knows.
-_VALUE, _LINE, _MAYBE_LINE, _NOTHING, _LINES, _ASIDE = (
+_VALUE, _MAYBE_VALUE, _UNENDED_VALUE, _LINE, _MAYBE_LINE, _NOTHING, _LINES, _ASIDE = (
     "value",
+    "value or none",
+    "value or none, and no line end",
     "line",
     "line or none",
     "nothing",
     "lines",
     "lines at any time",
 )
+# A `printf` format that prints its argument, and one that ends its line.
+_PRINTF_FORMATS = ("'%s'", '"%s"', "%s", "'%s\\n'", '"%s\\n"', "%s\\n")
 # What stands in for a printed value when asking whether a command prints one.
 _PROBE = "\nPr0beValue\n"
 # What may stand before a command's name: variables set for it alone (`LANG=C op read …`),
@@ -94,8 +98,8 @@ def printed_secrets(
         end -= 1
     trailing = max(0, len(lines) - end - output.endswith("\n"))
     parts = _commands(command)
-    kinds = _Kinds(parts)
-    forwards = _paired(kinds, range(len(kinds)), end - head, head)
+    kinds = _Kinds(parts, succeeded)
+    forwards = _paired(kinds, range(len(kinds)), end - head, head, from_start=True)
     pairs = dict.fromkeys((at, head + line) for at, line in forwards)
     # Counted from the end: what the last printing commands printed ends the output when
     # what runs after them prints nothing or echoes its lines. Not when the call failed (a
@@ -103,7 +107,9 @@ def printed_secrets(
     # when a command sent to the background may print its lines after theirs.
     counted = succeeded and not kinds.in_background()
     if counted:
-        backwards = _paired(kinds, reversed(range(len(kinds))), end - head, trailing)
+        backwards = _paired(
+            kinds, reversed(range(len(kinds))), end - head, trailing, from_start=False
+        )
         pairs.update(dict.fromkeys((at, end - 1 - line) for at, line in backwards))
     last = kinds.last()
     if head < end and last is not None and kinds[last] == _VALUE:
@@ -145,7 +151,7 @@ class _Kinds:
     them), read when the pairing asks: a value, a line, a line or none, nothing, lines of
     its own; or lines at any time, sent to the background."""
 
-    def __init__(self, parts: list[str]) -> None:
+    def __init__(self, parts: list[str], succeeded: bool) -> None:
         from stet_lsp.gate.rules_generic import PRINTED_SECRET, PRINTING_COMMANDS
 
         self.parts = parts
@@ -154,6 +160,13 @@ class _Kinds:
         self.printing_command: dict[int, str] = {}
         self.printing = PRINTED_SECRET.pattern
         self.names = tuple({anchor.split()[0] for anchor in PRINTING_COMMANDS})
+        # The commands that succeeded, when the call did: its last, and those before it that
+        # `&&` joins to it (not after `||`: `… || true` succeeds when what ran before failed).
+        self.succeeded: set[int] = set()
+        at = self.last() if succeeded else None
+        while at is not None and (at == 0 or parts[2 * at - 1] != "||"):
+            self.succeeded.add(at)
+            at = at - 1 if at > 0 and parts[2 * at - 1] == "&&" else None
 
     def __len__(self) -> int:
         return (len(self.parts) + 1) // 2
@@ -177,6 +190,30 @@ class _Kinds:
             for index in range(1, len(self.parts), 2)
         )
 
+    def _value_printed(self, at: int, name: str) -> str:
+        """What a printing command prints: a secret manager's and `echo`'s (`echo
+        "$DB_PASSWORD"`, empty when it is not set) and `printf '%s\\n'`'s value, on a line of
+        its own; `printenv`'s value, or none when the variable is not set (then it fails);
+        the value of `echo -n` and `printf '%s'`, or none, with no line end. Of several
+        variables, `printenv` and `printf` print lines, as many as they are set."""
+        words = name.split()
+        if words[0] == "printenv":
+            if len(words) != 2:
+                return _LINES
+            return _VALUE if at in self.succeeded else _MAYBE_VALUE
+        if words[0] == "echo":
+            return _UNENDED_VALUE if words[1].startswith("-") and "n" in words[1] else _VALUE
+        if words[0] == "printf":
+            formatted = len(words) > 1 and words[1] in _PRINTF_FORMATS
+            if len(words) != 2 + formatted:
+                return _LINES
+            return (
+                _VALUE
+                if formatted and words[1].endswith(("\\n'", '\\n"', "\\n"))
+                else _UNENDED_VALUE
+            )
+        return _VALUE
+
     def _kind(self, index: int) -> str:
         parts = self.parts
         whole = parts[index].strip()
@@ -190,7 +227,7 @@ class _Kinds:
             and name.startswith(self.names)
             and self.printing.match(name + _PROBE) is not None
         ):
-            kind = _VALUE
+            kind = self._value_printed(index // 2, name)
             self.printing_command[index // 2] = name
         elif _ONE_LINE.match(whole) is not None:
             # `echo "DB:"` before the value; one that runs only when the command before it
@@ -210,28 +247,40 @@ class _Kinds:
         return kind
 
 
-def _paired(kinds: _Kinds, order: Iterable[int], count: int, blank: int) -> list[tuple[int, int]]:
+def _paired(
+    kinds: _Kinds, order: Iterable[int], count: int, blank: int, *, from_start: bool
+) -> list[tuple[int, int]]:
     """Each printing command (its place in `kinds`) with each of the `count` lines that hold
     anything it may have printed (their place), the commands running in the `order` given
-    and printing the lines in that order, after `blank` lines an `echo` may have printed."""
+    (`from_start`, or from the end) and printing the lines in that order, after `blank`
+    lines an `echo` may have printed."""
     pairs: list[tuple[int, int]] = []
     # The lines the commands so far printed: the echoes' that surely did, those that may
     # have, and the printing commands'; and the lines paired already.
     echoed = maybe = paired = taken = 0
+    unended = False  # a value with no line end printed: what prints next continues its line
     for at in order:
         kind = kinds[at]
         first = max(0, echoed - blank) + paired
         last = min(echoed + maybe + paired, count - 1)
-        if first > last or last - first >= _CANDIDATES:
+        if first > last or last - first >= _CANDIDATES or (unended and kind != _NOTHING):
             break
-        if kind == _VALUE:
+        if kind in (_VALUE, _MAYBE_VALUE, _UNENDED_VALUE):
             if paired == 0 and blank > echoed + maybe:
                 break  # a blank line no echo printed: the value this one printed is blank
+            if kind == _UNENDED_VALUE and not from_start and echoed + maybe + paired:
+                break  # its value begins the line a command after it printed
             # Each printing command prints its value on a line of its own, in order: each
             # line it may have printed is paired with it once.
             pairs += ((at, line) for line in range(max(first, taken), last + 1))
-            taken = max(taken, last + 1)
-            paired += 1
+            if kind == _VALUE:
+                taken = max(taken, last + 1)
+                paired += 1
+            else:
+                # (`printenv X` of a variable not set, `echo -n "$X"` of an empty one,
+                # print none: the line may be another's)
+                maybe += 1
+                unended = from_start and kind == _UNENDED_VALUE
         elif kind == _MAYBE_LINE:
             maybe += 1
         elif kind == _LINE:

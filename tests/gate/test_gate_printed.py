@@ -417,3 +417,54 @@ def test_the_value_before_what_another_command_wrote_to_its_error_output(
     found = printed_secrets(command, "Xk9mQ2vLp8rT4wZ\n" + output, GateConfig())
     assert found is not None
     assert [found[0][f.offset : f.end_offset] for f in found[1]] == ["Xk9mQ2vLp8rT4wZ"]
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "succeeded"),
+    [
+        # a variable not set: `printenv` prints nothing (and fails), `echo -n` and `printf
+        # '%s'` nothing either; the lines are what the other commands printed
+        ("printenv GITHUB_TOKEN; ls", "Makefile\nsrc\n", True),
+        ("printenv AWS_SECRET_ACCESS_KEY; aws configure get region", "us-east-1\n", True),
+        ("ls; printenv GITHUB_TOKEN || true", "src\nDockerfile\n", True),
+        ("ls; printenv GITHUB_TOKEN; echo done", "src\nMakefile\ndone\n", True),
+        ("ls; printenv GITHUB_TOKEN", "src\nMakefile\n", False),
+        ('echo -n "$DB_PASSWORD"; ls', "Makefile\nsrc\n", True),
+        ("ls; printf '%s' \"$API_TOKEN\"", "src\nMakefile\n", True),
+        ('ls; echo -ne "$API_TOKEN"', "src\nMakefile\n", True),
+        # several variables: a line each that is set, the last another's
+        ("printenv GITHUB_TOKEN GITHUB_REPOSITORY", "Xk9mQ2vLp8rT4wZ\nocto-org/web-app\n", True),
+        ('printf \'%s\\n\' "$API_TOKEN" "$AWS_REGION"', "Xk9mQ2vLp8rT4wZ\nus-east-1\n", True),
+        ("printenv NPM_TOKEN NODE_ENV", "production\n", False),
+    ],
+)
+def test_a_print_that_may_print_no_line_or_several_takes_no_other_line(
+    command: str, output: str, succeeded: bool
+) -> None:
+    found = printed_secrets(command, output, GateConfig(), succeeded=succeeded)
+    values = [] if found is None else [found[0][f.offset : f.end_offset] for f in found[1]]
+    assert not {"Makefile", "Dockerfile", "us-east-1", "octo-org/web-app", "production"} & set(
+        values
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "succeeded"),
+    [
+        # it succeeded, as the call did: the variable is set
+        ("printenv GITHUB_TOKEN && ls", "Xk9mQ2vLp8rT4wZ\nMakefile\n", True),
+        ("ls; printenv GITHUB_TOKEN", "Makefile\nXk9mQ2vLp8rT4wZ\n", True),
+        ("ls && cd app && printenv GITHUB_TOKEN", "Makefile\nXk9mQ2vLp8rT4wZ\n", True),
+        # the only command that prints: its value, or nothing
+        ("printenv GITHUB_TOKEN || true", "Xk9mQ2vLp8rT4wZ\n", True),
+        ('cd app; echo -n "$DB_PASSWORD"', "Xk9mQ2vLp8rT4wZ", True),
+        ("printf '%s' \"$API_TOKEN\"", "Xk9mQ2vLp8rT4wZ", True),
+        ("printf '%s' \"$API_TOKEN\"; true", "Xk9mQ2vLp8rT4wZ\n", False),
+    ],
+)
+def test_a_print_that_may_print_no_line_prints_its_value_where_that_is_known(
+    command: str, output: str, succeeded: bool
+) -> None:
+    found = printed_secrets(command, output, GateConfig(), succeeded=succeeded)
+    assert found is not None
+    assert [found[0][f.offset : f.end_offset] for f in found[1]] == ["Xk9mQ2vLp8rT4wZ"]

@@ -1350,6 +1350,35 @@ def test_a_failed_call_s_last_line_is_not_taken_for_a_value(root: Path, tmp_path
 @pytest.mark.parametrize(
     ("command", "output"),
     [
+        # a variable not set: the print printed nothing
+        ("printenv GITHUB_TOKEN; ls", "Makefile\nsrc\n"),
+        ("ls; printenv GITHUB_TOKEN || true", "src\nDockerfile\n"),
+        ('echo -n "$DB_PASSWORD"; ls', "Makefile\nsrc\n"),
+        # several variables printed
+        ("printenv GITHUB_TOKEN GITHUB_REPOSITORY", "Xk9mQ2vLp8rT4wZ\nocto-org/web-app\n"),
+        # a printing command's text in another's arguments
+        ("grep -rl 'echo $API_TOKEN' .", "Makefile\n"),
+        ("git commit -qm 'ci: stop echo $GITHUB_TOKEN'; git branch --show-current", "ci-fix-2\n"),
+        # a count of tests passed
+        ('ls; echo "$NUM_PASS"', "src\n128/130\n"),
+    ],
+)
+def test_a_line_no_printing_command_surely_printed_stays(
+    root: Path, tmp_path: Path, command: str, output: str
+) -> None:
+    """Taken for a value, a line would be redacted wherever it stands in the session."""
+    session = Claude(SESSION_A, root).user("Check the token.")
+    session.tool("toolu_1", "Bash", {"command": command}, output)
+    session.say("Makefile, Dockerfile, src, octo-org/web-app, ci-fix-2 and 128/130 are there.")
+    import_transcript(target_of(root), session.save(tmp_path / f"{SESSION_A}.jsonl"))
+    (result,) = of(events_of(root), ToolResult)
+    assert result.output == output
+    assert meta_of(root)["redaction"] == {}
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
         ("op read op://Private/db/password > .env.local", "Xk9mQ2vLp8rT4wZ"),
         ("op read op://Private/db/password | wc -c", "      16"),
         ('export PGPASSWORD="$(op read op://Private/db/password)"', "Xk9mQ2vLp8rT4wZ"),
