@@ -297,11 +297,14 @@ def _paired(
 
 def _commands(command: str) -> list[str]:
     """The commands a shell runs one after another, each followed by what ends it (as
-    `re.split` with a group gives them): a `;` or a new line inside quotes, a comment or
-    `$(…)` ends none. A quote never closed holds the rest, as the shell would read it."""
+    `re.split` with a group gives them): a `;` or a new line inside quotes, a comment,
+    `$(…)` or a here-document's body ends none. A quote never closed holds the rest, as the
+    shell would read it."""
     parts: list[str] = []
-    start = depth = 0
-    for token in _SHELL_TOKEN.finditer(command):
+    start = depth = position = line = 0
+    bodies = _HereDocuments(command)
+    while (token := _SHELL_TOKEN.search(command, position)) is not None:
+        position = token.end()
         if token.group("unclosed") is not None:
             break
         if token.group("open") is not None:
@@ -311,5 +314,60 @@ def _commands(command: str) -> list[str]:
         elif token.group("end") is not None and depth == 0:
             parts += (command[start : token.start()], token.group())
             start = token.end()
+            if token.group() == "\n":
+                # The lines of the here-documents the line opened are none of its commands:
+                # the next starts after the last one's closing word.
+                position = start = bodies.end(line, token.start(), token.end())
+                line = start
     parts.append(command[start:])
     return parts
+
+
+# A here-document's operator (`<<EOF`, `<< 'EOF'`, `<<-"EOF"`; not `<<<`) and its word.
+_HERE_DOCUMENT = re.compile(
+    r"(?<!<)<<(?!<)(-?)[ \t]*(?:'([^'\n]+)'|\"([^\"\n]+)\"|\\?([A-Za-z_][\w.-]*))"
+)
+
+
+class _HereDocuments:
+    """Where the here-documents a line of a command opens end: after the line that holds
+    the word alone (its tabs before it read past for `<<-`)."""
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+        self.lines: dict[str, list[int]] | None = None  # each line's starts, by its text
+        self.untabbed: dict[str, list[int]] = {}
+
+    def end(self, line: int, line_end: int, body: int) -> int:
+        """Where the command after the line from `line` to `line_end` starts: at `body`, or
+        after the here-documents the line opens, when each is closed."""
+        text = self.command[line:line_end]
+        # (`$((1 << 2))` shifts bits)
+        if "<<" not in text or "((" in text:
+            return body
+        for operator in _HERE_DOCUMENT.finditer(text):
+            word = operator.group(2) or operator.group(3) or operator.group(4)
+            closing = self._line(word, body, tabs=operator.group(1) == "-")
+            if closing is None:
+                return body  # never closed: read as commands, not as a body
+            body = closing
+        return body
+
+    def _line(self, word: str, after: int, *, tabs: bool) -> int | None:
+        """The end of the first line from `after` on that holds `word` alone."""
+        if self.lines is None:
+            # Each line once, by its text and by its text after its tabs, however many
+            # here-documents are looked for.
+            self.lines, self.untabbed = {}, {}
+            start = 0
+            for line in self.command.split("\n"):
+                text = line.rstrip("\r")
+                self.lines.setdefault(text, []).append(start)
+                self.untabbed.setdefault(text.lstrip("\t"), []).append(start)
+                start += len(line) + 1
+        starts = (self.untabbed if tabs else self.lines).get(word, [])
+        at = bisect.bisect_left(starts, after)
+        if at == len(starts):
+            return None
+        end = self.command.find("\n", starts[at])
+        return len(self.command) if end < 0 else end

@@ -296,6 +296,13 @@ def test_what_a_long_command_prints_is_told_in_linear_time(command: str) -> None
         printed_secrets(command, "Xk9mQ2vLp8rT4wZ\n", GateConfig())
 
 
+def test_many_here_documents_never_closed_are_read_in_linear_time() -> None:
+    """Each looks for the line that closes it once, among the lines known by their text."""
+    command = "".join(f"cat <<W{n}\n" for n in range(100_000)) + "cat <<EOF\n" * 100_000
+    with time_limit(10, "here-documents"):
+        printed_secrets(command + "op read op://v/i/p", "Xk9mQ2vLp8rT4wZ\n", GateConfig())
+
+
 def test_what_many_printing_commands_printed_is_found_in_linear_time() -> None:
     """A value for each of 50,000 printing commands, a megabyte: each value found was looked
     for among all the pairs, one by one (107 s)."""

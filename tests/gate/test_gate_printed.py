@@ -468,3 +468,33 @@ def test_a_print_that_may_print_no_line_prints_its_value_where_that_is_known(
     found = printed_secrets(command, output, GateConfig(), succeeded=succeeded)
     assert found is not None
     assert [found[0][f.offset : f.end_offset] for f in found[1]] == ["Xk9mQ2vLp8rT4wZ"]
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        ("cat > get.sh <<'EOF'\nop read op://v/i/password\nEOF\nls", "Makefile\nget.sh\n"),
+        ('cat > get.sh <<EOF\necho "$DB_PASSWORD"\nEOF\nchmod +x get.sh && ls', "Makefile\n"),
+        ("cat <<-EOF > x\n\top read op://v/i/p\n\tEOF\nls", "Makefile\n"),
+        ("cat > x <<A <<B\nop read a\nA\nop read b\nB\nls", "Makefile\n"),
+    ],
+)
+def test_a_here_document_s_lines_are_no_commands(command: str, output: str) -> None:
+    """A script written with a here-document holds a printing command: it is the body's
+    text, and the other command's lines are no value."""
+    assert printed_secrets(command, output, GateConfig()) is None
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat > x <<EOF\nit's done\nEOF\nop read op://v/i/p; ls",
+        "cat > x <<'EOF' && op read op://v/i/p; ls\nbody\nEOF\n",
+    ],
+)
+def test_the_commands_around_a_here_document_are_paired(command: str) -> None:
+    """A quote in the body opens none: the commands after it are read as the shell reads
+    them."""
+    found = printed_secrets(command, "Xk9mQ2vLp8rT4wZ\nMakefile\n", GateConfig())
+    assert found is not None
+    assert [found[0][f.offset : f.end_offset] for f in found[1]] == ["Xk9mQ2vLp8rT4wZ"]

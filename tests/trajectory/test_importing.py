@@ -1361,6 +1361,8 @@ def test_a_failed_call_s_last_line_is_not_taken_for_a_value(root: Path, tmp_path
         ("git commit -qm 'ci: stop echo $GITHUB_TOKEN'; git branch --show-current", "ci-fix-2\n"),
         # a count of tests passed
         ('ls; echo "$NUM_PASS"', "src\n128/130\n"),
+        # a here-document's body
+        ("cat > get.sh <<'EOF'\nop read op://v/i/password\nEOF\nls", "Makefile\nget.sh\n"),
     ],
 )
 def test_a_line_no_printing_command_surely_printed_stays(
