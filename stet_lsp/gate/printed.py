@@ -26,13 +26,14 @@ _SHELL_TOKEN = re.compile(
     r"|(?P<open>\$?\()|(?P<close>\))|(?P<end>\n|;|&&|\|\||&(?<![<>|]&)(?!>))|(?P<unclosed>['\"`]))",
     re.DOTALL,
 )
-# Commands that print nothing: a comment, a change of folder, a variable set or exported
+# Commands that print nothing: a comment, the word that closes a group or a body (`}`,
+# `done`, `fi`, `esac`), a change of folder, a variable set or exported
 # (`export DB_PASSWORD="$(op read …)"` keeps what it read), a shell option, a test
 # (`test -f x`, `[ -n "$X" ]`, `true`), what changes files or the shell quietly (`mkdir -p`,
 # `eval $(op signin)`, `source ./env.sh`, `sleep 1`), and a command whose output goes to a
 # file (`make > build.log`). Any other command may print lines of its own.
 _SILENT = re.compile(
-    r"(?:#|cd(?:\s|$)|export\s|unset\s|set\s+[-+]|[A-Za-z_]\w*=(?:[^\s\"']|\"[^\"]*\"|'[^']*')*$"
+    r"(?:#|(?:\}|done|fi|esac)$|cd(?:\s|$)|export\s|unset\s|set\s+[-+]|[A-Za-z_]\w*=(?:[^\s\"']|\"[^\"]*\"|'[^']*')*$"
     r"|(?:test|\[\[?)\s[^>|]*$|(?:true|false|:)(?:\s|$)"
     r"|(?:mkdir|touch|chmod|chown|cp|mv|rm|ln|sleep|eval|source|\.|wait|umask|trap|shopt)\s"
     r")|$"
@@ -62,9 +63,11 @@ _PRINTF_FORMATS = ("'%s'", '"%s"', "%s", "'%s\\n'", '"%s\\n"', "%s\\n")
 # What stands in for a printed value when asking whether a command prints one.
 _PROBE = "\nPr0beValue\n"
 # What may stand before a command's name: variables set for it alone (`LANG=C op read …`),
-# and the commands that run the one after them (`sudo`, `command`, `exec`, `time`, `env`).
+# the commands that run the one after them (`sudo`, `command`, `exec`, `time`, `env`), and
+# the words that open a group or a body (`{ op read …; }`, `do`, `then`, `else`, `!`).
 _PREFIX = re.compile(
-    r"(?:[A-Za-z_]\w*=(?:[^\s\"'\\]|\\.|\"[^\"]*\"|'[^']*')*\s+|(?:sudo|command|exec|time|env)\s+)*"
+    r"(?:[A-Za-z_]\w*=(?:[^\s\"'\\]|\\.|\"[^\"]*\"|'[^']*')*\s+"
+    r"|(?:sudo|command|exec|time|env|\{|do|then|else|!)\s+)*"
 )
 # The most lines of the output one printing command may have printed, as far as the pairing
 # knows (echoes that may print none before it), before the pairing stops.
@@ -177,9 +180,10 @@ class _Kinds:
         return self.known[at]
 
     def last(self) -> int | None:
-        """The last command that holds anything."""
+        """The last command that holds anything but the word that closes a group or a
+        body (`}`, `done`, `fi`, `esac`)."""
         at = len(self) - 1
-        while at >= 0 and not self.parts[2 * at].strip():
+        while at >= 0 and self.parts[2 * at].strip() in ("", "}", "done", "fi", "esac"):
             at -= 1
         return at if at >= 0 else None
 

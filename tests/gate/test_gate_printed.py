@@ -498,3 +498,18 @@ def test_the_commands_around_a_here_document_are_paired(command: str) -> None:
     found = printed_secrets(command, "Xk9mQ2vLp8rT4wZ\nMakefile\n", GateConfig())
     assert found is not None
     assert [found[0][f.offset : f.end_offset] for f in found[1]] == ["Xk9mQ2vLp8rT4wZ"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "{ op read op://v/i/password; }",
+        "for f in a; do op read op://v/$f/password; done",
+        "if true; then op read op://v/i/password; fi",
+        "git checkout main && { op read op://v/i/password; }",
+    ],
+)
+def test_a_printing_command_in_a_group_or_a_body_prints_its_value(command: str) -> None:
+    found = printed_secrets(command, "Xk9mQ2vLp8rT4wZ\nSwitched to branch 'main'\n", GateConfig())
+    assert found is not None
+    assert [found[0][f.offset : f.end_offset] for f in found[1]] == ["Xk9mQ2vLp8rT4wZ"]
