@@ -216,6 +216,10 @@ class _Kinds:
                 if formatted and words[1].endswith(("\\n'", '\\n"', "\\n"))
                 else _UNENDED_VALUE
             )
+        if words[0] == "op" and any(
+            word in ("-o", "--out-file") or word.startswith("--out-file=") for word in words
+        ):
+            return _NOTHING  # written to a file
         return _VALUE
 
     def _kind(self, index: int) -> str:

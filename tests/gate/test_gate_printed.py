@@ -513,3 +513,17 @@ def test_a_printing_command_in_a_group_or_a_body_prints_its_value(command: str) 
     found = printed_secrets(command, "Xk9mQ2vLp8rT4wZ\nSwitched to branch 'main'\n", GateConfig())
     assert found is not None
     assert [found[0][f.offset : f.end_offset] for f in found[1]] == ["Xk9mQ2vLp8rT4wZ"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ls; op read -o /tmp/k op://v/i/password",
+        "ls; op read --out-file=/tmp/k op://v/i/password",
+        "op read --out-file x.pem op://v/i/key; ls",
+    ],
+)
+def test_a_secret_written_to_a_file_is_printed_on_no_line(command: str) -> None:
+    found = printed_secrets(command, "src\nMakefile\n", GateConfig())
+    values = [] if found is None else [found[0][f.offset : f.end_offset] for f in found[1]]
+    assert "Makefile" not in values
