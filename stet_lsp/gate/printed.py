@@ -63,11 +63,19 @@ _PRINTF_FORMATS = ("'%s'", '"%s"', "%s", "'%s\\n'", '"%s\\n"', "%s\\n")
 # What stands in for a printed value when asking whether a command prints one.
 _PROBE = "\nPr0beValue\n"
 # What may stand before a command's name: variables set for it alone (`LANG=C op read …`),
-# the commands that run the one after them (`sudo`, `command`, `exec`, `time`, `env`), and
-# the words that open a group or a body (`{ op read …; }`, `do`, `then`, `else`, `!`).
+# the commands that run the one after them (`sudo`, `command`, `exec`, `time`, `env`), the
+# words that open a group or a body (`{ op read …; }`, `do`, `then`, `else`, `!`), and what
+# runs a command elsewhere and prints what it printed (`ssh host 'op read …'`, `bash -c
+# "…"`, `docker exec app printenv X`, `kubectl exec pod -- …`).
 _PREFIX = re.compile(
     r"(?:[A-Za-z_]\w*=(?:[^\s\"'\\]|\\.|\"[^\"]*\"|'[^']*')*\s+"
-    r"|(?:sudo|command|exec|time|env|\{|do|then|else|!)\s+)*"
+    r"|(?:sudo|command|exec|time|env|\{|do|then|else|!)\s+"
+    r"|ssh\s+(?:-[ipoFJlLRDbceEmOQSWwB]\s+[^\s'\"-][^\s'\"]*\s+|-[A-Za-z0-9]+\s+)*"
+    r"[^\s'\"-][^\s'\"]*\s+['\"]?"
+    r"|(?:ba|z|k|da)?sh\s+(?:-[a-z]+\s+)*-[a-z]*c\s+['\"]?"
+    r"|(?:docker|podman)\s+exec\s+(?:-[euw]\s+[^\s'\"-][^\s'\"]*\s+|-[A-Za-z-]+\s+)*"
+    r"[^\s'\"-][^\s'\"]*\s+"
+    r"|kubectl\s+exec\s+[^;&|\n]{0,200}?\s--\s+['\"]?)*"
 )
 # The most lines of the output one printing command may have printed, as far as the pairing
 # knows (echoes that may print none before it), before the pairing stops.

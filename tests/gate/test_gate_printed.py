@@ -518,6 +518,32 @@ def test_a_printing_command_in_a_group_or_a_body_prints_its_value(command: str) 
 @pytest.mark.parametrize(
     "command",
     [
+        "ssh host 'op read op://v/i/password'",
+        "ssh -i key.pem -p 2222 deploy@host 'op read op://v/i/password'",
+        "ssh host op read op://v/i/password",
+        "bash -lc 'op read op://v/i/password'",
+        'sh -c "vault kv get -field=password secret/db"',
+        "docker exec -it app printenv GITHUB_TOKEN",
+        "kubectl exec pod-1 -c app -- printenv GITHUB_TOKEN",
+        "ls; ssh host 'op read op://v/i/password'",
+    ],
+)
+def test_a_printing_command_run_elsewhere_prints_its_value(command: str) -> None:
+    """A command another runs (over ssh, in a shell, in a container) prints its value as if
+    run here: the printing command is the one after the runner, quoted or not."""
+    output = "Makefile\nXk9mQ2vLp8rT4wZ\n" if command.startswith("ls;") else "Xk9mQ2vLp8rT4wZ\n"
+    found = printed_secrets(command, output, GateConfig())
+    assert found is not None
+    assert [found[0][f.offset : f.end_offset] for f in found[1]] == ["Xk9mQ2vLp8rT4wZ"]
+
+
+def test_a_runner_of_a_command_that_prints_no_value_prints_none() -> None:
+    assert printed_secrets("ssh host 'grep -rl op read .'", "Makefile\n", GateConfig()) is None
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
         "ls; op read -o /tmp/k op://v/i/password",
         "ls; op read --out-file=/tmp/k op://v/i/password",
         "op read --out-file x.pem op://v/i/key; ls",
