@@ -12,6 +12,18 @@ from stet_lsp.gate import GateConfig
 from stet_lsp.gate.printed import printed_secrets
 
 
+def printed_values(
+    command: str, output: str, config: GateConfig, *, succeeded: bool = True
+) -> list[str]:
+    """The values `printed_secrets` finds, as they stand in the text it shows (none when it
+    finds none)."""
+    found = printed_secrets(command, output, config, succeeded=succeeded)
+    if found is None:
+        return []
+    text, findings = found
+    return [text[finding.offset : finding.end_offset] for finding in findings]
+
+
 def test_the_module_loads_first_of_the_gate() -> None:
     """The rules' modules load each other: this one must not start that cycle halfway."""
     run = subprocess.run(
@@ -86,10 +98,7 @@ def test_each_line_several_printing_commands_printed(
     """Each printing command prints its value on a line of its own, in order; an `echo`
     before one prints a line of its own, and a command whose output is not known ends the
     pairing."""
-    found = printed_secrets(command, output, GateConfig())
-    assert found is not None
-    text, findings = found
-    assert [text[f.offset : f.end_offset] for f in findings] == values
+    assert printed_values(command, output, GateConfig()) == values
 
 
 @pytest.mark.parametrize(
@@ -122,18 +131,15 @@ def test_the_line_after_an_echo_that_may_have_printed_none(command: str, output:
     """An echo whose line goes elsewhere (`> file`, `1>&2`, `| …`), or that runs only when
     the command before it failed or succeeded, prints a line or none: the printing command
     after it printed either line."""
-    found = printed_secrets(command, output, GateConfig())
-    assert found is not None
-    text, findings = found
-    assert [text[f.offset : f.end_offset] for f in findings] == ["Xk9vQ2mLp7RtZ"]
+    assert printed_values(command, output, GateConfig()) == ["Xk9vQ2mLp7RtZ"]
 
 
 def test_each_value_after_an_echo_that_may_have_printed_none() -> None:
     command = '[ -n "$X" ] && echo set; op read op://a/db/password; op read op://a/api/token'
-    found = printed_secrets(command, "Xk9mQ2vLp8rT4wZ\nZt4kWq9Lm2Xp\n", GateConfig())
-    assert found is not None
-    text, findings = found
-    assert [text[f.offset : f.end_offset] for f in findings] == ["Xk9mQ2vLp8rT4wZ", "Zt4kWq9Lm2Xp"]
+    assert printed_values(command, "Xk9mQ2vLp8rT4wZ\nZt4kWq9Lm2Xp\n", GateConfig()) == [
+        "Xk9mQ2vLp8rT4wZ",
+        "Zt4kWq9Lm2Xp",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -156,10 +162,7 @@ def test_the_line_a_last_printing_command_printed_after_other_lines(
     """Where the lines another command printed before the printing command end is not known:
     counted from the output's end, past what the commands after it print (nothing, or an
     echo's line), the value is found, and no line the other command printed is."""
-    found = printed_secrets(command, output, GateConfig())
-    assert found is not None
-    text, findings = found
-    assert [text[f.offset : f.end_offset] for f in findings] == ["Qx7Vt9Lm2Rk4Z"]
+    assert printed_values(command, output, GateConfig()) == ["Qx7Vt9Lm2Rk4Z"]
 
 
 @pytest.mark.parametrize(
@@ -224,10 +227,7 @@ TWO_VALUES = "Xk9mQ2vLp8rT4wZ\nZt4kWq9Lm2Xp7Hn\n"
 def test_a_command_that_prints_nothing_leaves_the_pairing_going(command: str) -> None:
     """A command that changes files or the shell quietly, or sends its output to a file,
     prints no line: the printing commands after it are still paired each with its own."""
-    found = printed_secrets(command, TWO_VALUES, GateConfig())
-    assert found is not None
-    text, findings = found
-    assert [text[f.offset : f.end_offset] for f in findings] == TWO_VALUES.split()
+    assert printed_values(command, TWO_VALUES, GateConfig()) == TWO_VALUES.split()
 
 
 @pytest.mark.parametrize(
@@ -241,10 +241,7 @@ def test_a_command_that_prints_nothing_leaves_the_pairing_going(command: str) ->
 def test_a_long_quiet_command_is_known_by_its_start(command: str) -> None:
     """A command is shown by its end, but what kind it is is read from all of it: a long
     comment or assignment is still one that prints nothing."""
-    found = printed_secrets(command, "user:\nXk9mQ2vLp8rT4wZ\n", GateConfig())
-    assert found is not None
-    text, findings = found
-    assert [text[f.offset : f.end_offset] for f in findings] == ["Xk9mQ2vLp8rT4wZ"]
+    assert printed_values(command, "user:\nXk9mQ2vLp8rT4wZ\n", GateConfig()) == ["Xk9mQ2vLp8rT4wZ"]
 
 
 @pytest.mark.parametrize(
@@ -283,10 +280,7 @@ def test_a_command_break_in_quotes_ends_no_command(
 ) -> None:
     """A `;`, `&&` or new line in quotes, in `$(…)` or in a comment ends no command: the
     command holding it is one, and what kind it is is read from all of it."""
-    found = printed_secrets(command, output, GateConfig())
-    assert found is not None
-    text, findings = found
-    assert [text[f.offset : f.end_offset] for f in findings] == values
+    assert printed_values(command, output, GateConfig()) == values
 
 
 @pytest.mark.parametrize(
@@ -321,10 +315,7 @@ def test_a_line_in_quotes_is_no_command_of_its_own(command: str, output: str) ->
 def test_an_echo_of_a_credential_s_variable_prints_its_value(command: str, output: str) -> None:
     """`echo`, `printf` and `printenv` of a variable named for a credential print its value
     on a line of its own."""
-    found = printed_secrets(command, output, GateConfig())
-    assert found is not None
-    text, findings = found
-    assert [text[f.offset : f.end_offset] for f in findings] == ["Xk9mQ2vLp8rT4wZ"]
+    assert printed_values(command, output, GateConfig()) == ["Xk9mQ2vLp8rT4wZ"]
 
 
 @pytest.mark.parametrize(
@@ -337,10 +328,9 @@ def test_an_echo_of_a_credential_s_variable_prints_its_value(command: str, outpu
     ],
 )
 def test_an_echo_of_another_variable_prints_a_line_of_its_own(command: str) -> None:
-    found = printed_secrets(command, "Setup-Config2024\nXk9mQ2vLp8rT4wZ\n", GateConfig())
-    assert found is not None
-    text, findings = found
-    assert [text[f.offset : f.end_offset] for f in findings] == ["Xk9mQ2vLp8rT4wZ"]
+    assert printed_values(command, "Setup-Config2024\nXk9mQ2vLp8rT4wZ\n", GateConfig()) == [
+        "Xk9mQ2vLp8rT4wZ"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -359,9 +349,7 @@ def test_a_count_of_tests_passed_is_no_password(command: str, output: str) -> No
     "command", ['echo -e "$DB_PASSWORD"', 'echo -ne "$DB_PASSWORD"', 'echo -E "$API_TOKEN"']
 )
 def test_an_echo_with_flags_of_a_credential_s_variable_prints_its_value(command: str) -> None:
-    found = printed_secrets(command, "Xk9mQ2vLp8rT4wZ\n", GateConfig())
-    assert found is not None
-    assert [found[0][f.offset : f.end_offset] for f in found[1]] == ["Xk9mQ2vLp8rT4wZ"]
+    assert printed_values(command, "Xk9mQ2vLp8rT4wZ\n", GateConfig()) == ["Xk9mQ2vLp8rT4wZ"]
 
 
 @pytest.mark.parametrize(
@@ -395,9 +383,7 @@ def test_a_printing_command_s_text_in_another_s_arguments_prints_nothing(
     ],
 )
 def test_a_printing_command_after_what_runs_it_prints_its_value(command: str) -> None:
-    found = printed_secrets(command, "Xk9mQ2vLp8rT4wZ\n", GateConfig())
-    assert found is not None
-    assert [found[0][f.offset : f.end_offset] for f in found[1]] == ["Xk9mQ2vLp8rT4wZ"]
+    assert printed_values(command, "Xk9mQ2vLp8rT4wZ\n", GateConfig()) == ["Xk9mQ2vLp8rT4wZ"]
 
 
 @pytest.mark.parametrize(
@@ -414,9 +400,9 @@ def test_the_value_before_what_another_command_wrote_to_its_error_output(
 ) -> None:
     """A harness puts the error output after the output: what an earlier command wrote
     there ends the output, after the value the last command printed first."""
-    found = printed_secrets(command, "Xk9mQ2vLp8rT4wZ\n" + output, GateConfig())
-    assert found is not None
-    assert [found[0][f.offset : f.end_offset] for f in found[1]] == ["Xk9mQ2vLp8rT4wZ"]
+    assert printed_values(command, "Xk9mQ2vLp8rT4wZ\n" + output, GateConfig()) == [
+        "Xk9mQ2vLp8rT4wZ"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -465,9 +451,7 @@ def test_a_print_that_may_print_no_line_or_several_takes_no_other_line(
 def test_a_print_that_may_print_no_line_prints_its_value_where_that_is_known(
     command: str, output: str, succeeded: bool
 ) -> None:
-    found = printed_secrets(command, output, GateConfig(), succeeded=succeeded)
-    assert found is not None
-    assert [found[0][f.offset : f.end_offset] for f in found[1]] == ["Xk9mQ2vLp8rT4wZ"]
+    assert printed_values(command, output, GateConfig(), succeeded=succeeded) == ["Xk9mQ2vLp8rT4wZ"]
 
 
 @pytest.mark.parametrize(
@@ -495,9 +479,9 @@ def test_a_here_document_s_lines_are_no_commands(command: str, output: str) -> N
 def test_the_commands_around_a_here_document_are_paired(command: str) -> None:
     """A quote in the body opens none: the commands after it are read as the shell reads
     them."""
-    found = printed_secrets(command, "Xk9mQ2vLp8rT4wZ\nMakefile\n", GateConfig())
-    assert found is not None
-    assert [found[0][f.offset : f.end_offset] for f in found[1]] == ["Xk9mQ2vLp8rT4wZ"]
+    assert printed_values(command, "Xk9mQ2vLp8rT4wZ\nMakefile\n", GateConfig()) == [
+        "Xk9mQ2vLp8rT4wZ"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -510,9 +494,9 @@ def test_the_commands_around_a_here_document_are_paired(command: str) -> None:
     ],
 )
 def test_a_printing_command_in_a_group_or_a_body_prints_its_value(command: str) -> None:
-    found = printed_secrets(command, "Xk9mQ2vLp8rT4wZ\nSwitched to branch 'main'\n", GateConfig())
-    assert found is not None
-    assert [found[0][f.offset : f.end_offset] for f in found[1]] == ["Xk9mQ2vLp8rT4wZ"]
+    assert printed_values(
+        command, "Xk9mQ2vLp8rT4wZ\nSwitched to branch 'main'\n", GateConfig()
+    ) == ["Xk9mQ2vLp8rT4wZ"]
 
 
 @pytest.mark.parametrize(
@@ -532,9 +516,7 @@ def test_a_printing_command_run_elsewhere_prints_its_value(command: str) -> None
     """A command another runs (over ssh, in a shell, in a container) prints its value as if
     run here: the printing command is the one after the runner, quoted or not."""
     output = "Makefile\nXk9mQ2vLp8rT4wZ\n" if command.startswith("ls;") else "Xk9mQ2vLp8rT4wZ\n"
-    found = printed_secrets(command, output, GateConfig())
-    assert found is not None
-    assert [found[0][f.offset : f.end_offset] for f in found[1]] == ["Xk9mQ2vLp8rT4wZ"]
+    assert printed_values(command, output, GateConfig()) == ["Xk9mQ2vLp8rT4wZ"]
 
 
 def test_a_runner_of_a_command_that_prints_no_value_prints_none() -> None:

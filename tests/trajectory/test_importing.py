@@ -1363,6 +1363,12 @@ def test_a_failed_call_s_last_line_is_not_taken_for_a_value(root: Path, tmp_path
         ('ls; echo "$NUM_PASS"', "src\n128/130\n"),
         # a here-document's body
         ("cat > get.sh <<'EOF'\nop read op://v/i/password\nEOF\nls", "Makefile\nget.sh\n"),
+        # a printing command's output sent elsewhere, or no value asked
+        ("op read op://Private/db/password > .env.local", "Xk9mQ2vLp8rT4wZ"),
+        ("op read op://Private/db/password | wc -c", "      16"),
+        ('export PGPASSWORD="$(op read op://Private/db/password)"', "Xk9mQ2vLp8rT4wZ"),
+        ("vault kv get secret/db", "Xk9mQ2vLp8rT4wZ"),
+        ("op read --help", "Usage: op read <reference> [flags]"),
     ],
 )
 def test_a_line_no_printing_command_surely_printed_stays(
@@ -1372,27 +1378,6 @@ def test_a_line_no_printing_command_surely_printed_stays(
     session = Claude(SESSION_A, root).user("Check the token.")
     session.tool("toolu_1", "Bash", {"command": command}, output)
     session.say("Makefile, Dockerfile, src, octo-org/web-app, ci-fix-2 and 128/130 are there.")
-    import_transcript(target_of(root), session.save(tmp_path / f"{SESSION_A}.jsonl"))
-    (result,) = of(events_of(root), ToolResult)
-    assert result.output == output
-    assert meta_of(root)["redaction"] == {}
-
-
-@pytest.mark.parametrize(
-    ("command", "output"),
-    [
-        ("op read op://Private/db/password > .env.local", "Xk9mQ2vLp8rT4wZ"),
-        ("op read op://Private/db/password | wc -c", "      16"),
-        ('export PGPASSWORD="$(op read op://Private/db/password)"', "Xk9mQ2vLp8rT4wZ"),
-        ("vault kv get secret/db", "Xk9mQ2vLp8rT4wZ"),
-        ("op read --help", "Usage: op read <reference> [flags]"),
-    ],
-)
-def test_output_a_printing_command_sent_elsewhere_is_kept(
-    root: Path, tmp_path: Path, command: str, output: str
-) -> None:
-    session = Claude(SESSION_A, root).user("Look at the secret's length.")
-    session.tool("toolu_1", "Bash", {"command": command}, output)
     import_transcript(target_of(root), session.save(tmp_path / f"{SESSION_A}.jsonl"))
     (result,) = of(events_of(root), ToolResult)
     assert result.output == output
