@@ -101,6 +101,8 @@ _TEST_RESULTS = frozenset(("PASS", "XPASS", "PASSED", "Passed"))
 # verdict line by its verdict and its shape, whatever the name after it.
 _VERDICT_KEYS = frozenset(("PASS", "XPASS", "KPASS"))
 _VERDICT_LEAD = re.compile(r"[ \t]{0,16}(?:--- )?")
+# What Go writes after a test's name on its verdict line: the time the test took.
+_GO_VERDICT_TIME = re.compile(r" \([0-9]{1,6}\.[0-9]{2,3}s\)")
 _VERDICT_LINE = re.compile(
     r"[ \t]{0,16}(?:(?:--- )?(?:PASS|FAIL|XFAIL|XPASS|SKIP|ERROR|UNRESOLVED|UNSUPPORTED"
     r"|UNTESTED|KPASS|KFAIL|DUPLICATE): |=== (?:RUN|PAUSE|CONT|NAME) "
@@ -650,6 +652,8 @@ class RuleScanner:
         line = _line_start(text, key_start, 24, breaks)
         if line < 0 or _VERDICT_LEAD.fullmatch(text, line, key_start) is None:
             return False
+        if text.startswith("--- ", key_start - 4) and _GO_VERDICT_TIME.match(text, end):
+            return True  # Go's own line, alone too: `--- PASS: TestParse/case_1 (0.00s)`
         for mark in breaks:
             found = text.find(mark, end, end + _VERDICT_REACH)
             if found >= 0 and _VERDICT_LINE.match(text, found + len(mark)) is not None:

@@ -629,6 +629,26 @@ def test_gos_numbered_subtests_among_verdicts_are_tests_names() -> None:
     )
     assert scan_text(log, path="go.log", cache=None) == []
     assert scan_text(json.dumps({"o": log}) + "\n", path="e.jsonl", cache=None) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "--- PASS: TestParse/case_1 (0.00s)",
+        "    --- PASS: TestLogin/valid_user_2 (0.01s)",
+        "--- FAIL: TestParse/Summer2024 (12.345s)",
+    ],
+)
+def test_gos_verdict_line_alone_names_a_test(line: str) -> None:
+    """Go's verdict line, `--- PASS: <name> (<seconds>s)`, names a test alone too (a run of
+    one test, `go test -run`), as no note's password is written."""
+    for text, path in ((f"{line}\n", "go.log"), (json.dumps({"o": f"ok\n{line}\n"}), "e.jsonl")):
+        assert scan_text(text, path=path, cache=None) == []
+
+
+def test_a_password_on_a_line_shaped_as_gos_verdict_is_still_one() -> None:
+    found = scan_text("--- PASS: P@ssw0rd!2024 (0.00s)\n", path="go.log", cache=None)
+    assert [f.rule for f in found] == ["secret-assignment"]
     password = f"{_LOG}PASS: TestParse/Xk9#mQ2$\n"
     assert "Xk9#mQ2$" not in redact_text(password, path="go.log", cache=None).text
 
