@@ -198,8 +198,7 @@ def test_no_line_another_command_printed_is_taken_for_a_value(
 ) -> None:
     """A line another command may have printed is never taken for a value: taken, it would
     be redacted wherever it stands in the session."""
-    found = printed_secrets(command, output, GateConfig(), succeeded=succeeded)
-    values = [] if found is None else [found[0][f.offset : f.end_offset] for f in found[1]]
+    values = printed_values(command, output, GateConfig(), succeeded=succeeded)
     assert not {"setup-Config2024.yaml", "Makefile"} & set(values)
 
 
@@ -296,8 +295,7 @@ def test_a_command_break_in_quotes_ends_no_command(
     ],
 )
 def test_a_line_in_quotes_is_no_command_of_its_own(command: str, output: str) -> None:
-    found = printed_secrets(command, output, GateConfig())
-    values = [] if found is None else [found[0][f.offset : f.end_offset] for f in found[1]]
+    values = printed_values(command, output, GateConfig())
     assert "Qx7Vt9Lm2Rk4Zp8W" not in values and "ls" not in values
 
 
@@ -427,8 +425,7 @@ def test_the_value_before_what_another_command_wrote_to_its_error_output(
 def test_a_print_that_may_print_no_line_or_several_takes_no_other_line(
     command: str, output: str, succeeded: bool
 ) -> None:
-    found = printed_secrets(command, output, GateConfig(), succeeded=succeeded)
-    values = [] if found is None else [found[0][f.offset : f.end_offset] for f in found[1]]
+    values = printed_values(command, output, GateConfig(), succeeded=succeeded)
     assert not {"Makefile", "Dockerfile", "us-east-1", "octo-org/web-app", "production"} & set(
         values
     )
@@ -532,6 +529,5 @@ def test_a_runner_of_a_command_that_prints_no_value_prints_none() -> None:
     ],
 )
 def test_a_secret_written_to_a_file_is_printed_on_no_line(command: str) -> None:
-    found = printed_secrets(command, "src\nMakefile\n", GateConfig())
-    values = [] if found is None else [found[0][f.offset : f.end_offset] for f in found[1]]
+    values = printed_values(command, "src\nMakefile\n", GateConfig())
     assert "Makefile" not in values
