@@ -2503,6 +2503,35 @@ def test_a_code_mode_command_that_exits_non_zero_is_a_failed_result(tmp_path: Pa
     assert '"exit_code": 1' in failed.output
 
 
+def test_a_code_mode_script_stopped_before_its_end_is_a_failed_result(tmp_path: Path) -> None:
+    """`Script terminated` is the status of a script that did not run to its end: the model
+    stopped the running cell (`wait` with `terminate: true`), as one stops a command that
+    hangs. Codex's `exit()` ends a script as `Script completed`. It was an ok result."""
+    source = "// @exec: {\"yield_time_ms\": 1000}\nawait tools.exec_command({cmd: 'pytest'});\n"
+    session = parse(
+        tmp_path,
+        [
+            meta(),
+            item(
+                {"type": "custom_tool_call", "name": "exec", "call_id": "call_run", "input": source}
+            ),
+            code_mode_output("call_run", "Script running with cell ID 3"),
+            function_call("wait", {"cell_id": "3", "terminate": True}, "call_stop"),
+            call_output(
+                "call_stop",
+                [
+                    {
+                        "type": "input_text",
+                        "text": "Script terminated\nWall time 0.2 seconds\nOutput:\n",
+                    }
+                ],
+            ),
+        ],
+    )
+    results = {r.call_id: r.ok for r in of(session, ToolResult)}
+    assert results == {"call_run": True, "call_stop": False}
+
+
 CIPHERTEXT = "gAAAAABqvXk2" + "Zm9yIHRoZSB3b3JrZXIgb25seQ" * 4
 
 

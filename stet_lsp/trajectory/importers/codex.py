@@ -30,9 +30,10 @@ Each line is one record `{"timestamp", "type", "payload"}`:
   answered `tool call error: …` (MCP) or `execution error: …` (a command), and a patch it
   could not apply `error: …`: failed results, where no event says so. A code mode `exec`
   call's output is its script's status (`Script completed`, `Script failed`, `Script running
-  with cell ID N`) and what the script emitted: a script that failed, or one that emitted
-  the result of a command that exited non-zero (`{"exit_code": 1, "output": …}`), is a
-  failed result.
+  with cell ID N`, and `Script terminated` for one the model stopped, `wait` with
+  `terminate: true`) and what the script emitted: a script that failed or was stopped, or
+  one that emitted the result of a command that exited non-zero (`{"exit_code": 1,
+  "output": …}`), is a failed result.
 * `event_msg`: the UI's event stream. `user_message`, `agent_message` and `agent_reasoning`
   repeat response items (they are used only for what the response items lack); `token_count`
   carries the usage of the last model request (`info.last_token_usage`, repeated while

@@ -164,7 +164,9 @@ def _header_exit_code(text: str) -> int | None:
 def _code_mode_outcome(parts: list[str]) -> bool | None:
     """Whether a code mode `exec` call failed, from the status Codex puts before what its
     script emitted (codex-rs/core/src/tools/code_mode): `Script failed` (the script threw,
-    as when a command could not start) is a failure, and so is a `Script completed` whose
+    as when a command could not start) is a failure, as is `Script terminated` (the model
+    stopped the running cell, a `wait` with `terminate: true`, before the script's end;
+    `exit()` ends one as `Script completed`), and so is a `Script completed` whose
     script emitted the result of a command (`tools.exec_command`: an object with its
     `exit_code` and `output`) that exited non-zero, as a shell call is. None otherwise (no
     such status, a script still running, or one that emitted no command's result)."""
@@ -174,7 +176,7 @@ def _code_mode_outcome(parts: list[str]) -> bool | None:
     wall_time, _, first = first.partition("\n")
     if not wall_time.startswith("Wall time ") or not first.startswith("Output:"):
         return None
-    if status == "Script failed":
+    if status in ("Script failed", "Script terminated"):
         return False
     if status != "Script completed":
         return None
