@@ -2578,6 +2578,36 @@ def test_encrypted_messages_between_agents_are_left_out_and_counted(tmp_path: Pa
     assert all(CIPHERTEXT not in event_json(e) for e in session.events)
 
 
+def test_ciphertext_nested_in_a_calls_arguments_is_left_out_and_counted(tmp_path: Path) -> None:
+    """A Fernet token deeper in a call's arguments (in an object, in a list) is ciphertext as
+    one at the top is: it was kept raw. It is named `[encrypted]` and counted; base64 that
+    is no Fernet token (an image's, a file's content) stays as it was given."""
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+    content = "Z2FBQUFBQmFzZTY0IG9mIGEgZmlsZQo="
+    arguments = {
+        "target": "/root/lint",
+        "items": [
+            {"type": "text", "text": "see the sealed part"},
+            {"type": "sealed", "payload": {"data": CIPHERTEXT}},
+            {"type": "image", "data": png},
+        ],
+        "attachments": [CIPHERTEXT, {"path": "notes.txt", "content": content}],
+    }
+    session = parse(tmp_path, [meta(), function_call("followup_task", arguments, "call_follow")])
+    (call,) = of(session, ToolCall)
+    assert call.input == {
+        "target": "/root/lint",
+        "items": [
+            {"type": "text", "text": "see the sealed part"},
+            {"type": "sealed", "payload": {"data": "[encrypted]"}},
+            {"type": "image", "data": png},
+        ],
+        "attachments": ["[encrypted]", {"path": "notes.txt", "content": content}],
+    }
+    assert session.dropped["opaque_reasoning"] == 2
+    assert all(CIPHERTEXT not in event_json(e) for e in session.events)
+
+
 def test_a_thread_rolled_back_abandons_its_last_turns(tmp_path: Path) -> None:
     """`thread_rolled_back` (num_turns N): Codex drops the last N user turns from the
     conversation; the rollout keeps them. Their events are abandoned, and a rewind resumes

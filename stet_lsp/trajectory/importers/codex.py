@@ -21,8 +21,9 @@ Each line is one record `{"timestamp", "type", "payload"}`:
   (`ghost_snapshot`, opaque `compaction`), and `agent_message` (a message between the agents
   of a multi-agent thread: kept raw, without its `encrypted_content` parts, counted as
   `opaque_reasoning`, as is a call argument that is such ciphertext, the `message` of a
-  `spawn_agent`, named `[encrypted]`, a tool output's `encrypted_content` part, a message's
-  `encrypted_content` and a call's `encrypted_function_args`). A shell call that ran and
+  `spawn_agent`, or a Fernet token deeper in the arguments, named `[encrypted]`, a tool
+  output's `encrypted_content` part, a message's `encrypted_content` and a call's
+  `encrypted_function_args`). A shell call that ran and
   moved files with `mv` or `git mv` (`shell_moves`) is a rename for each, from its
   `workdir`. Tool outputs are a
   string, a JSON string `{"output", "metadata": {"exit_code"}}`, text headed by `Exit code: N` or
@@ -149,7 +150,7 @@ from stet_lsp.trajectory.events import (
     UserMessage,
 )
 from stet_lsp.trajectory.importers import diffs
-from stet_lsp.trajectory.importers.base import Importer, ParsedSession, Problem
+from stet_lsp.trajectory.importers.base import EVENT_DEPTH, Importer, ParsedSession, Problem
 from stet_lsp.trajectory.importers.codex_records import (
     RESPONSE_ITEM_TYPES,
     ROLLOUT_TYPES,
@@ -687,7 +688,7 @@ class _Reader:
     def function_call(self, item: Record) -> None:
         name = _tool_name(item)
         arguments = item.get("arguments")
-        tool_input = self.without_ciphertext(_arguments(arguments))
+        tool_input: dict[str, Any] = self.without_ciphertext(_arguments(arguments))
         encrypted_arguments = item.get("encrypted_function_args")
         if isinstance(encrypted_arguments, list):  # never read, but counted
             self.session.dropped["opaque_reasoning"] += len(encrypted_arguments)
@@ -699,16 +700,26 @@ class _Reader:
             self.expect_patch(call_id, _shell_patch(tool_input))
             self.expect_moves(call_id, tool_input)
 
-    def without_ciphertext(self, tool_input: dict[str, Any]) -> dict[str, Any]:
-        """A call's arguments without the ones Codex encrypted (the message of a multi-agent
-        v2 `spawn_agent` or `send_message`, a Fernet token, `gAAAAA…`): each is named
-        `[encrypted]`, its bytes counted as opaque reasoning is."""
-        kept = dict(tool_input)
-        for key, value in tool_input.items():
-            if isinstance(value, str) and _FERNET_TOKEN.fullmatch(value):
-                kept[key] = _ENCRYPTED
-                self.session.dropped["opaque_reasoning"] += 1
-        return kept
+    def without_ciphertext(self, value: Any, depth: int = 0) -> Any:
+        """A call's arguments without what Codex encrypted (the message of a multi-agent v2
+        `spawn_agent` or `send_message`, a Fernet token, `gAAAAA…`), at any depth (in an
+        object or a list an argument holds): each is named `[encrypted]`, its bytes counted
+        as opaque reasoning is. Other base64 (an image's, a file's content) is no Fernet
+        token, and stays."""
+        if isinstance(value, str):
+            if _FERNET_TOKEN.fullmatch(value) is None:
+                return value
+            self.session.dropped["opaque_reasoning"] += 1
+            return _ENCRYPTED
+        if depth > EVENT_DEPTH:
+            return value  # the event is left out whole (nested too deeply)
+        if isinstance(value, list):
+            return [self.without_ciphertext(member, depth + 1) for member in value]
+        if isinstance(value, dict):
+            return {
+                key: self.without_ciphertext(member, depth + 1) for key, member in value.items()
+            }
+        return value
 
     def custom_tool_call(self, item: Record) -> None:
         name = _tool_name(item)
