@@ -2540,7 +2540,8 @@ def test_encrypted_messages_between_agents_are_left_out_and_counted(tmp_path: Pa
     `spawn_agent` call's `message` argument and the `encrypted_content` part of the
     `agent_message` the subagent's thread receives are a Fernet token. Neither is kept: the
     argument is named `[encrypted]`, the part keeps only its type, each is counted in
-    `dropped.opaque_reasoning`, and the readable parts stay."""
+    `dropped.opaque_agent_message` (a message between agents is no reasoning: it was
+    counted as opaque reasoning), and the readable parts stay."""
     spawn = item(
         {
             "type": "function_call",
@@ -2574,7 +2575,7 @@ def test_encrypted_messages_between_agents_are_left_out_and_counted(tmp_path: Pa
         {"type": "encrypted_content"},
     ]
     assert raw.record["payload"]["author"] == "/root"
-    assert session.dropped["opaque_reasoning"] == 2
+    assert session.dropped["opaque_reasoning"] == 0 and session.dropped["opaque_agent_message"] == 2
     assert all(CIPHERTEXT not in event_json(e) for e in session.events)
 
 
@@ -2604,7 +2605,7 @@ def test_ciphertext_nested_in_a_calls_arguments_is_left_out_and_counted(tmp_path
         ],
         "attachments": ["[encrypted]", {"path": "notes.txt", "content": content}],
     }
-    assert session.dropped["opaque_reasoning"] == 2
+    assert session.dropped["opaque_reasoning"] == 0 and session.dropped["opaque_agent_message"] == 2
     assert all(CIPHERTEXT not in event_json(e) for e in session.events)
 
 
@@ -2656,7 +2657,7 @@ def test_an_encrypted_part_of_a_tool_output_is_left_out_and_counted(tmp_path: Pa
     """A tool's output may hold an `encrypted_content` part (Codex's
     `FunctionCallOutputContentItem::EncryptedContent`: what another agent said, sealed). It
     was kept raw, ciphertext and all, as a part of a kind not understood; it is left out and
-    counted in `dropped.opaque_reasoning`, the readable parts kept."""
+    counted in `dropped.opaque_agent_message`, the readable parts kept."""
     output = [
         {"type": "input_text", "text": "worker finished"},
         {"type": "encrypted_content", "encrypted_content": CIPHERTEXT},
@@ -2673,7 +2674,7 @@ def test_an_encrypted_part_of_a_tool_output_is_left_out_and_counted(tmp_path: Pa
     (result,) = of(session, ToolResult)
     assert result.output == "worker finished"
     assert [r.record for r in of(session, RawEvent)] == [{"type": "refusal", "refusal": "no"}]
-    assert session.dropped["opaque_reasoning"] == 1
+    assert session.dropped["opaque_reasoning"] == 0 and session.dropped["opaque_agent_message"] == 1
     assert all(CIPHERTEXT not in event_json(e) for e in session.events)
 
 

@@ -19,12 +19,12 @@ Each line is one record `{"timestamp", "type", "payload"}`:
   event is the search, its `web_search_begin` adding nothing),
   `tool_search_call`/`tool_search_output`, `image_generation_call`, and harness bookkeeping
   (`ghost_snapshot`, opaque `compaction`), and `agent_message` (a message between the agents
-  of a multi-agent thread: kept raw, without its `encrypted_content` parts, counted as
-  `opaque_reasoning`, as is a call argument that is such ciphertext, the `message` of a
-  `spawn_agent`, or a Fernet token deeper in the arguments, named `[encrypted]`, a tool
-  output's `encrypted_content` part, a message's `encrypted_content` and a call's
-  `encrypted_function_args`). A shell call that ran and
-  moved files with `mv` or `git mv` (`shell_moves`) is a rename for each, from its
+  of a multi-agent thread: kept raw, without its `encrypted_content` parts, each counted in
+  `opaque_agent_message`, as is a call argument that is such ciphertext, the `message` of a
+  `spawn_agent`, or a Fernet token deeper in the arguments, named `[encrypted]`, and a tool
+  output's `encrypted_content` part, what a subagent said; a message's `encrypted_content`
+  and a call's `encrypted_function_args` are counted as `opaque_reasoning`). A shell call
+  that ran and moved files with `mv` or `git mv` (`shell_moves`) is a rename for each, from its
   `workdir`. Tool outputs are a
   string, a JSON string `{"output", "metadata": {"exit_code"}}`, text headed by `Exit code: N` or
   `Process exited with code N`, or a list of content parts; a call Codex could not make is
@@ -650,7 +650,7 @@ class _Reader:
         for part in unread_parts(content):
             if _is_encrypted_part(part):
                 # What a subagent said, sealed (a wait_agent's output): never kept.
-                self.session.dropped["opaque_reasoning"] += 1
+                self.session.dropped["opaque_agent_message"] += 1
                 continue
             reason = f"{held_by} content part of a kind not understood"
             self.emit(RawEvent, record=part, reason=reason)
@@ -670,7 +670,7 @@ class _Reader:
     def message_between_agents(self, item: Record) -> None:
         """A message from one agent of the thread to another, kept raw without the parts
         Codex encrypted (what a model wrote for the other, which only OpenAI's servers read):
-        each is left out, counted as opaque reasoning is."""
+        each is left out, counted in `opaque_agent_message`."""
         self.agent_turns.add(len(self.events))
         content = item.get("content")
         if not isinstance(content, list) or not any(_is_encrypted_part(p) for p in content):
@@ -679,7 +679,7 @@ class _Reader:
         readable = []
         for part in content:
             if _is_encrypted_part(part):
-                self.session.dropped["opaque_reasoning"] += 1
+                self.session.dropped["opaque_agent_message"] += 1
                 part = {key: value for key, value in part.items() if key != "encrypted_content"}
             readable.append(part)
         record = {**self.value, "payload": {**item, "content": readable}}
@@ -704,12 +704,12 @@ class _Reader:
         """A call's arguments without what Codex encrypted (the message of a multi-agent v2
         `spawn_agent` or `send_message`, a Fernet token, `gAAAAA…`), at any depth (in an
         object or a list an argument holds): each is named `[encrypted]`, its bytes counted
-        as opaque reasoning is. Other base64 (an image's, a file's content) is no Fernet
+        in `opaque_agent_message`. Other base64 (an image's, a file's content) is no Fernet
         token, and stays."""
         if isinstance(value, str):
             if _FERNET_TOKEN.fullmatch(value) is None:
                 return value
-            self.session.dropped["opaque_reasoning"] += 1
+            self.session.dropped["opaque_agent_message"] += 1
             return _ENCRYPTED
         if depth > EVENT_DEPTH:
             return value  # the event is left out whole (nested too deeply)
