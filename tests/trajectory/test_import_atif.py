@@ -1792,6 +1792,31 @@ def test_a_word_after_wrapped_base64_is_not_taken_for_its_last_line(tmp_path: Pa
     assert parsed.dropped["inline_data"] == len(cut)
 
 
+def test_a_number_after_wrapped_base64_is_not_taken_for_its_last_line(tmp_path: Path) -> None:
+    """A number alone on the line after whole lines of wrapped base64 (a size, `1024`, an
+    exit code, `0`) looked like the data's last line and was left out with it. Encoders pad
+    a last line to a group of four, so `0` could never be one, and four digits unpadded are
+    one in 1,700 last lines: the number stays. Two letters unpadded (`YQ`) no encoder
+    writes either, and stay too; a padded last line is the data's."""
+
+    def wrapped(size: int, width: int) -> str:
+        data = base64.b64encode(bytes(range(size))).decode()
+        return "\n".join(data[n : n + width] for n in range(0, len(data), width))
+
+    head = "data:image/png;base64,"
+    cut = {
+        f"{head}{wrapped(171, 76)}\n1024": "data:image/png;base64\n1024",
+        f"{head}{wrapped(96, 64)}\n0\n$ ls": "data:image/png;base64\n0\n$ ls",
+        f"{head}{wrapped(96, 64)}\n4096\nexit 0": "data:image/png;base64\n4096\nexit 0",
+        f"{head}{wrapped(171, 76)}\nYQ": "data:image/png;base64\nYQ",
+        f"{head}{wrapped(172, 76)}\n1024": "data:image/png;base64\n1024",  # ends qw==
+    }
+    steps = [{"step_id": i + 1, "source": "agent", "message": text} for i, text in enumerate(cut)]
+    parsed = ATIF.parse(write(tmp_path / "t.json", trajectory(steps)))
+    assert [e.text for e in of(parsed.events, "agent_message")] == list(cut.values())
+    assert parsed.dropped["inline_data"] == len(cut)
+
+
 def test_a_data_url_inside_one_that_holds_no_data_loses_its_data(tmp_path: Path) -> None:
     """A `data:` URL that holds no data (built from a template, too short, its quote never
     closed) may hold one that does: the inner URL's base64 is left out all the same, and

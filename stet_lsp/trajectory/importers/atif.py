@@ -81,7 +81,7 @@ inside one (a markdown image in a message, an `<img>` in a tool's output, a stri
 that holds data keeps its head alone (`data:image/png;base64`), its bytes counted in
 `inline_data`: a long run of base64 (40 letters at the least, its slashes escaped in JSON
 text or wrapped on lines of 64 or 76 too, where a shorter line shaped like a word, `Done`,
-is text after it), or other data up to where the URL ends (its
+or a number, `1024`, is text after it), or other data up to where the URL ends (its
 closing quote, else a space, a quote, `)`, `<` or `>`) of 200 characters (64 when
 percent-encoded). Code that builds one from a template (`"data:text/plain,$body"`) and
 words that merely look like one (`{data:e/t,loaded:n}`) stay as they are, but for the base64
@@ -1322,7 +1322,9 @@ def _base64_end(text: str, begin: int, any_width: bool = False) -> int:
     is the URL, any whole number of groups of four from 40), each line after a line break
     that is as wide and the last, no wider, a whole line of base64 (a multiple of four
     letters up to the end of its line or of a quoted URL). A shorter line shaped like a
-    word (`Done`, `exit`, `PASS`: `_WORD`) is text after the base64, not its last line."""
+    word (`Done`, `exit`, `PASS`: `_WORD`), or a number (a size, `1024`, an exit code: four
+    digits are one last line of base64 in 1,700, and a padded one has its `=`), is text
+    after the base64, not its last line."""
     end = _run_end(_BASE64_RUN, text, begin)
     width = end - begin - text.count("\\", begin, end)
     wrapped = width in _WRAPPED or (any_width and width >= 40 and width % 4 == 0)
@@ -1334,7 +1336,9 @@ def _base64_end(text: str, begin: int, any_width: bool = False) -> int:
         whole = line_end == len(text) or text[line_end] in "\r\n\\" or text[line_end] in _URL_ENDS
         if not 0 < letters <= width or letters % 4 or not whole:
             break
-        if letters < width and _WORD.fullmatch(text, brk.end(), line_end):
+        if letters < width and (
+            _WORD.fullmatch(text, brk.end(), line_end) or text[brk.end() : line_end].isdigit()
+        ):
             break
         end = line_end
         if letters < width:
