@@ -30,10 +30,6 @@ _MOST_LINES = 16
 # 64, `base64`'s and MIME's 76, `textwrap`'s 70, `fold`'s and `rich`'s 80, and terminals' usual
 # ones. A value's first line as wide says it was cut, though it was wrapped once only.
 _CUT_WIDTHS = frozenset({64, 70, 72, 76, 79, 80, 100, 120, 132})
-# The widths base64 encoders cut their lines at: `openssl base64`'s 64, `base64`'s and
-# Python's `encodebytes`' 76.
-_BASE64_WIDTHS = frozenset({64, 76})
-_BASE64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
 
 
 # A quoted value's literal continued by another piece of token characters in the same quotes:
@@ -89,21 +85,11 @@ def _wrapped_end(text: str, start: int, end: int, limit: int, as_json: bool) -> 
                 and last is not None
                 and last.end() <= limit
                 and _LINE_END.match(text, last.end()) is not None
+                # Wrapped once, only the first line's width says it was cut: the piece must
+                # read as the value's rest too (`done`, `OK` after it are output).
+                and (widths or _continues(last.group(), text[start:end]))
             ):
-                piece = last.group()
-                value = text[start:end]
-                if (
-                    line_start == start
-                    and first_width in _BASE64_WIDTHS
-                    and _BASE64_CHARS.issuperset(value)
-                ):
-                    ends_value = _ends_base64_block(piece, value, bool(widths))
-                else:
-                    # Wrapped once, only the first line's width says it was cut: the piece
-                    # must read as the value's rest too (`done`, `OK` after it are output).
-                    ends_value = bool(widths) or _continues(piece, value)
-                if ends_value:
-                    end = last.end()
+                end = last.end()
             break
         if not _goes_on(run.group(), hex_value):
             break
@@ -112,23 +98,6 @@ def _wrapped_end(text: str, start: int, end: int, limit: int, as_json: bool) -> 
         if run.group().endswith("="):
             break  # base64's padding ends the value
     return end
-
-
-def _ends_base64_block(piece: str, value: str, wrapped_more: bool) -> bool:
-    """Whether a short piece is the last line of a block of base64 whose lines hold the value
-    alone, as wide as an encoder cuts them (`base64`, Python's `encodebytes`, `openssl
-    base64`; none writes `-` or `_`, which a token printed alone may hold): each pads its
-    last line to a group of four (`YQ==`, never `YQ`), and its padding marks it (`UA==` is
-    no word). Unpadded, a number alone on its line is what the command printed after the
-    data (`wc -c`'s size, an exit code), not its last four letters; other letters are read
-    as after another value."""
-    if len(piece) % 4:
-        return False
-    if piece.endswith("="):
-        return True
-    if piece.isdigit():
-        return False
-    return wrapped_more or _continues(piece, value)
 
 
 def _continues(piece: str, value: str) -> bool:
