@@ -2609,6 +2609,19 @@ def test_ciphertext_nested_in_a_calls_arguments_is_left_out_and_counted(tmp_path
     assert all(CIPHERTEXT not in event_json(e) for e in session.events)
 
 
+def test_a_fernet_token_in_a_shell_command_is_kept_as_the_command_ran(tmp_path: Path) -> None:
+    """A Fernet token among a shell call's words is the task's data (a script that decrypts
+    it), not what Codex encrypted: the command is kept as it ran, and nothing is counted."""
+    for name, arguments in (
+        ("shell", {"command": ["python", "decrypt.py", CIPHERTEXT], "workdir": "/root/lint"}),
+        ("exec_command", {"cmd": CIPHERTEXT}),
+    ):
+        session = parse(tmp_path, [meta(), function_call(name, arguments, "call_run")])
+        (call,) = of(session, ToolCall)
+        assert call.input == arguments
+        assert session.dropped["opaque_agent_message"] == 0
+
+
 def test_a_thread_rolled_back_abandons_its_last_turns(tmp_path: Path) -> None:
     """`thread_rolled_back` (num_turns N): Codex drops the last N user turns from the
     conversation; the rollout keeps them. Their events are abandoned, and a rewind resumes

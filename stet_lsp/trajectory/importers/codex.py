@@ -688,7 +688,10 @@ class _Reader:
     def function_call(self, item: Record) -> None:
         name = _tool_name(item)
         arguments = item.get("arguments")
-        tool_input: dict[str, Any] = self.without_ciphertext(_arguments(arguments))
+        tool_input = {
+            key: value if key in _COMMAND_ARGUMENTS else self.without_ciphertext(value)
+            for key, value in _arguments(arguments).items()
+        }
         encrypted_arguments = item.get("encrypted_function_args")
         if isinstance(encrypted_arguments, list):  # never read, but counted
             self.session.dropped["opaque_reasoning"] += len(encrypted_arguments)
@@ -1274,6 +1277,10 @@ def _arguments(arguments: Any) -> dict[str, Any]:
     return {"arguments": arguments}
 
 
+_COMMAND_ARGUMENTS = frozenset({"command", "cmd"})
+"""A call's arguments that are what a shell ran: kept as written, a Fernet token in them too
+(the task's data, such as an argument to a script that decrypts it, not what Codex
+encrypted)."""
 _SHELLS = frozenset({"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash"})
 
 
