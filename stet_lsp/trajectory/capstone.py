@@ -227,8 +227,8 @@ def capstone(
     if not pending(folder):
         _require_working(target, folder)
     with working_lock(folder), ExitStack() as held:
-        # A session stored and not composed yet (an import or a graduation stopped or failed
-        # in between) is committed with the others; a dry run shows it too.
+        # What is stored and not composed yet (graduation's events, when its compose failed or
+        # stopped) is committed with the rest; a dry run shows it too.
         tracked = tracked_file(folder)
         if tracked is not None:
             raise CapstoneRefused("tracked", tracked_message(folder, tracked))

@@ -67,6 +67,7 @@ from stet_lsp.trajectory.printed import secrets_calls_printed
 from stet_lsp.trajectory.redacted_before import RedactedBefore
 from stet_lsp.trajectory.renames import follow_rename
 from stet_lsp.trajectory.store import (
+    COMPOSING,
     EVENTS,
     GRADUATION_SESSION,
     KEPT_BEFORE_COMPOSE,
@@ -77,6 +78,7 @@ from stet_lsp.trajectory.store import (
     Folder,
     TooLarge,
     folders,
+    mark_composing,
     read_small,
     refuse_tracked,
     settle,
@@ -93,9 +95,6 @@ if TYPE_CHECKING:
 Progress = Callable[[str], None]
 """Told what the import is doing now (a phase name), for a progress line or report."""
 
-COMPOSING = "composing"
-"""In `sessions/` from the moment a session is stored until `compose` has put it into the
-trajectory: an import that finds it composes again, whatever meta.json lists."""
 RECORD_FORMAT = 1
 """The version of a session record (`sessions/<n>.json`) this code reads and writes."""
 GRADUATION_IMPORTER = "stet-graduation"
@@ -207,7 +206,8 @@ def _import(
         ):
             if _composed(folder, record["sources"]):
                 return _result(folder, parsed, record, changed=False, outside=outside)
-            # Stored, but an import stopped before composing: compose now.
+            # Stored, but not in the trajectory (graduation's events wait, a file of it was
+            # removed): compose now.
             tell("composing")
             compose(target, folder, config)
             return _result(folder, parsed, record, changed=True, outside=outside)
@@ -227,21 +227,22 @@ def _stored_until_composed(target: Target, folder: Folder, stem: str) -> Iterato
     """The session stored in the block, taken back when composing it fails (its events do
     not read back as events, a write fails): the session's files are again what they were,
     so the error's "nothing was changed" holds and the next import is not refused by them.
-    A stop (an interrupt) once the session is stored leaves it stored, composed by the next
-    import, and one before takes it back, as the next command that reads the trajectory does
-    after a kill (`store.settle`)."""
+    A stop (an interrupt) takes it back too, unless its compose was done, as the next command
+    that reads the trajectory does after a kill (`store.settle`)."""
     sessions = folder.path / SESSIONS
     # Put back in this order, removed in the other: a session file whose record is missing
     # is imported again, one beside another session's record would be taken for it.
     paths = [sessions / f"{stem}.jsonl", sessions / f"{stem}.json"]
     before = {path: keep_aside(path, target.root, KEPT_BEFORE_IMPORT) for path in paths}
-    was_pending = pending(folder)
+    marker = read_regular(sessions / COMPOSING, target.root) if pending(folder) else None
     try:
         yield
     except Exception:
         _put_back(target, before)
-        if not was_pending:
+        if marker is None:
             remove_regular(sessions / COMPOSING, target.root)
+        else:  # as it was: what else it marked is still to compose
+            atomic_write(sessions / COMPOSING, marker, target.root)
         raise
     except BaseException:
         with contextlib.suppress(StetError, OSError):  # else the next reader settles it
@@ -292,7 +293,7 @@ def write_session(
     gate) and then its record, each atomically. Call it holding the working trajectory's
     lock; `compose` afterwards puts the session into the trajectory."""
     sessions = make_dirs(target.root, folder.relative / SESSIONS)
-    atomic_write(sessions / COMPOSING, b"", target.root)
+    mark_composing(folder)
     # The old record goes first: a session file whose record is missing is imported again,
     # one beside another session's record would be taken for it.
     remove_regular(sessions / f"{stem}.json", target.root)
@@ -391,9 +392,11 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
         with contextlib.suppress(StetError, OSError):  # else the next reader settles it
             settle(folder)
         raise
-    _let_go(_ending_with(replaced, meta_path))
+    # The marker before the files kept: while they are there, a settling sees meta.json
+    # written and removes the marker itself.
     if pending(folder):
         remove_regular(folder.path / SESSIONS / COMPOSING, target.root)
+    _let_go(_ending_with(replaced, meta_path))
 
 
 def _kept_aside(target: Target, paths: list[Path]) -> dict[Path, Path | None]:
@@ -466,10 +469,10 @@ def _carry_into_sessions(
 
 
 def compose_pending(target: Target, folder: Folder, gate_config: GateConfig | None = None) -> bool:
-    """Compose when a session was stored and not composed yet (an import or a graduation
-    stopped, or failed, between the two). Call it holding the working trajectory's lock
-    (`store.working_lock`, which settles what a writer killed midway left first). Whether it
-    composed."""
+    """Compose when a session was stored and not composed yet (a graduation stopped, or
+    failed, between the two; a folder moved to a renamed branch's key). Call it holding the
+    working trajectory's lock (`store.working_lock`, which settles what a writer killed
+    midway left first). Whether it composed."""
     if not pending(folder):
         return False
     compose(target, folder, gate_config)
@@ -568,8 +571,9 @@ def _store_session(
         record = _session_record(
             parsed, sources, digest, config, first_time, count, report, continues
         )
-        # Before the new file replaces the old: see `write_session`.
-        atomic_write(sessions / COMPOSING, b"", target.root)
+        # Before the new file replaces the old: see `write_session`. Named in the marker, the
+        # session goes again when its compose does not finish (`store.settle`).
+        mark_composing(folder, stem)
         remove_regular(sessions / f"{stem}.json", target.root)
     _write_record(target, sessions / f"{stem}.json", record)
     return record

@@ -203,10 +203,9 @@ def _others_there(target: Target) -> bool:
 def _move(
     source: Target, destination: Target, gate_config: GateConfig | None, timeout: float
 ) -> Folder | None:
-    from stet_lsp.core.safefs import atomic_write
     from stet_lsp.trajectory.feedback import feedback_held, move_feedback
-    from stet_lsp.trajectory.importing import COMPOSING, compose
-    from stet_lsp.trajectory.store import SESSIONS
+    from stet_lsp.trajectory.importing import compose
+    from stet_lsp.trajectory.store import SESSIONS, mark_composing
 
     root = destination.root
     old, new = working_folder(source), working_folder(destination)
@@ -239,7 +238,7 @@ def _move(
             # Marked as not composed: if composing below fails, the next import, graduation
             # or capstone composes it (its meta.json names the former branch until then).
             if _is_dir(root, old.relative / SESSIONS):
-                atomic_write(old.path / SESSIONS / COMPOSING, b"", root)
+                mark_composing(old)
             os.rename(inside(root, old.relative), inside(root, new.relative))
         except (OSError, StetError) as error:
             if timeout:  # a writer would make a new folder beside it: the old one stranded

@@ -57,6 +57,15 @@ KEPT_BEFORE_COMPOSE = ".stet-before-compose"
 as `.<name>.stet-before-compose-<random>`, to put back if it fails (`importing.compose`)."""
 KEPT_BEFORE_IMPORT = ".stet-before-import"
 """The same for the stored session an import replaces, until it is composed."""
+COMPOSING = "composing"
+"""In `sessions/` from the moment a session is stored until a compose has put it into the
+trajectory (`mark_composing`): an import that finds it composes again, whatever meta.json
+lists. It names, a line each, the imported sessions (their stems) stored and not composed
+yet, which go again when their compose does not finish (`settle`); an empty line, or an
+empty file, marks what has no transcript to import again (graduation's events) or a folder
+moved to a renamed branch's key, which the next compose puts into the trajectory."""
+_MARKER_LIMIT = 1 << 20
+_STEM = re.compile(r"[0-9a-f]{20}")
 
 
 @dataclass(frozen=True)
@@ -266,17 +275,20 @@ def working_lock(folder: Folder) -> Iterator[None]:
 def settle(folder: Folder) -> None:
     """What a compose or an import killed midway (or stopped) kept aside in the working
     trajectory, settled; call it holding the working trajectory's lock (`working_held`
-    does). A writer that made its last write (meta.json for a compose, the session's record
-    for an import) was done: the files it kept go. One that did not is undone: each file it
-    kept is put back, and a file of the trajectory it wrote where there was none goes, so
-    the trajectory is the one composed before, never a mix of two composes' files, and the
-    stored sessions are what it composed from (a value it found and redacted in them is
-    back, with the new session it found it in, still marked as not composed: the next
-    compose finds it again). Then a stored session with no record (an import killed before
-    it wrote the record of a new session) is taken back, and the temporary files of writes
-    killed before their rename go. Nothing a killed writer left outlives the next command
-    that reads the trajectory. A folder git tracks is left as it is: it came with the
-    repository, and is none of this clone's work (`refuse_tracked`)."""
+    does). A compose that made its last write (meta.json) was done: the files it kept go, and
+    so does the `composing` marker, since it composed every session stored. One that did not
+    is undone: each file it kept is put back, and a file of the trajectory it wrote where
+    there was none goes, so the trajectory is the one composed before, never a mix of two
+    composes' files. An imported session whose compose did not finish (the marker names it)
+    is taken back with it: the session it replaced is put back, a new one goes, and the
+    stored sessions are what the trajectory was composed from (a value the compose found and
+    redacted in them is back as it was before; importing the session again finds it again).
+    An import killed before it marked its session keeps its old session: what it kept is put
+    back unless it wrote the session's record. Then a stored session with no record (an
+    import killed before it wrote the record of a new session) is taken back, and the
+    temporary files of writes killed before their rename go. Nothing a killed writer left
+    outlives the next command that reads the trajectory. A folder git tracks is left as it
+    is: it came with the repository, and is none of this clone's work (`refuse_tracked`)."""
     sessions = folder.path / SESSIONS
     groups: dict[Path, dict[Path, Path]] = {}
     temporary: list[Path] = []
@@ -302,23 +314,104 @@ def settle(folder: Folder) -> None:
             else:
                 continue  # an import keeps nothing of this folder's own
             groups.setdefault(last, {})[path] = directory / name
-    if not (groups or temporary or _unrecorded(sessions)) or tracked_file(folder) is not None:
+    marked = marked_sessions(folder)
+    stems = marked[0] if marked is not None else []
+    if not (groups or temporary or stems or _unrecorded(sessions)):
         return
-    for last, kept in groups.items():
-        done = _written(last, kept.get(last), folder.root)
-        if not done and last == folder.path / META:
+    if tracked_file(folder) is not None:
+        return
+    meta = folder.path / META
+    composed: bool | None = None  # whether a compose finished since the marked were stored
+    if meta in groups:
+        composed = _written(meta, groups[meta].get(meta), folder.root)
+        if not composed:
             # Written where there was nothing to keep: not there before the compose.
             for name in (NARRATION, EVENTS):
-                if folder.path / name not in kept and _regular(folder.path / name):
+                if folder.path / name not in groups[meta] and _regular(folder.path / name):
                     remove_regular(folder.path / name, folder.root)
+    elif stems:
+        composed = all(
+            sessions / f"{stem}.json" not in groups and _listed(folder, stem) for stem in stems
+        )
+    for last, kept in sorted(groups.items(), key=lambda item: item[0] != meta):
+        if last == meta:
+            done = bool(composed)
+        elif composed is not None and last.stem in stems:
+            done = composed
+        else:
+            done = _written(last, kept.get(last), folder.root)
         # The last file's copy goes last: while it is there, the others are too.
         for path, aside in sorted(kept.items(), key=lambda item: item[0] == last):
             if done:
                 remove_regular(aside, folder.root)
             else:
                 put_back(aside, path, folder.root)
+    if composed is False:
+        for stem in stems:  # those kept were put back above: new sessions go, record first
+            if sessions / f"{stem}.json" not in groups:
+                for path in (sessions / f"{stem}.json", sessions / f"{stem}.jsonl"):
+                    remove_regular(path, folder.root)
     for path in [*_unrecorded(sessions), *temporary]:
         remove_regular(path, folder.root)
+    if marked is not None and (composed or (composed is False and stems)):
+        if composed or not marked[1]:
+            remove_regular(sessions / COMPOSING, folder.root)
+        else:
+            atomic_write(sessions / COMPOSING, b"", folder.root)  # what else it marked stays
+
+
+def marked_sessions(folder: Folder) -> tuple[list[str], bool] | None:
+    """What the `composing` marker marks as not composed: the imported sessions it names (their
+    stems), and whether it marks anything else; None when there is no marker (a link in its
+    place is none)."""
+    path = folder.path / SESSIONS / COMPOSING
+    if not _regular(path):
+        return None
+    try:
+        data = read_small(path, folder.root, COMPOSING, _MARKER_LIMIT)
+    except StetError:
+        return [], True
+    if data is None:
+        return None
+    lines = data.decode("utf-8", "replace").split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    stems = [line for line in lines if _STEM.fullmatch(line)]
+    return list(dict.fromkeys(stems)), not lines or len(stems) < len(lines)
+
+
+def mark_composing(folder: Folder, stem: str | None = None) -> None:
+    """Mark the working trajectory as not composed until the next compose is done: for the
+    imported session `stem` (taken back when its compose does not finish, `settle`), or for
+    whatever is stored (None: graduation's events, a folder moved to another key)."""
+    marked = marked_sessions(folder)
+    stems, other = marked if marked is not None else ([], False)
+    if stem is None:
+        other = True
+    elif stem not in stems:
+        stems = [*stems, stem]
+    text = ("\n" if other else "") + "".join(f"{name}\n" for name in stems) if stems else ""
+    atomic_write(folder.path / SESSIONS / COMPOSING, text.encode("utf-8"), folder.root)
+
+
+def _listed(folder: Folder, stem: str) -> bool:
+    """Whether meta.json lists every source of the stored session `stem` (its record's): a
+    compose that wrote meta.json where there was none before put it into the trajectory."""
+    try:
+        record = read_small(folder.path / SESSIONS / f"{stem}.json", folder.root, stem)
+        meta = read_small(folder.path / META, folder.root, META)
+    except StetError:
+        return False
+    sources = _sources(record)
+    return bool(sources) and all(source in _sources(meta) for source in sources)
+
+
+def _sources(data: bytes | None) -> list[object]:
+    from stet_lsp.core.jsonread import object_or_none
+
+    found = object_or_none(data) if data is not None else None
+    listed = found.get("sources") if found is not None else None
+    return listed if isinstance(listed, list) else []
 
 
 def _unrecorded(sessions: Path) -> list[Path]:
@@ -395,7 +488,8 @@ def settle_if_free(folder: Folder) -> None:
         left = any(
             _KEPT.fullmatch(name) or is_temporary(name) for d in directories for name in _names(d)
         )
-        if not (left or _unrecorded(directories[1])):
+        marked = marked_sessions(folder)
+        if not (left or _unrecorded(directories[1]) or (marked is not None and marked[0])):
             return
         with working_held(folder, 0):
             pass

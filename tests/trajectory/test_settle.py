@@ -38,6 +38,8 @@ KILLED = """
 import os, re, sys
 
 pattern = re.compile(sys.argv[1])
+interrupted = sys.argv[2] == "interrupted"
+stopped = []
 
 
 def dying(name):
@@ -45,8 +47,11 @@ def dying(name):
 
     def call(*args, **kwargs):
         names = " ".join(os.path.basename(os.fspath(arg)) for arg in args[:2])
-        if pattern.fullmatch(f"{name} {names}"):
-            os._exit(137)
+        if not stopped and pattern.fullmatch(f"{name} {names}"):
+            if not interrupted:
+                os._exit(137)
+            stopped.append(name)
+            raise KeyboardInterrupt
         return real(*args, **kwargs)
 
     setattr(os, name, call)
@@ -56,17 +61,18 @@ for name in ("replace", "rename", "link", "unlink"):
     dying(name)
 from stet_lsp.cli import main
 
-sys.exit(main(sys.argv[2:]))
+sys.exit(main(sys.argv[3:]))
 """
 
 
-def killed_before(pattern: str, root: Path, *args: str) -> None:
+def killed_before(pattern: str, root: Path, *args: str, interrupted: bool = False) -> None:
     """Run `stet ARGS` in `root`, killed right before the first rename, link or unlink whose
     call and file names (`replace .meta.json.1f2e3d4c5b6a7980.tmp meta.json`) match
-    `pattern`."""
-    command = [sys.executable, "-c", KILLED, pattern, *args]
+    `pattern` (or, `interrupted`, stopped there as by Ctrl-C)."""
+    how = "interrupted" if interrupted else "killed"
+    command = [sys.executable, "-c", KILLED, pattern, how, *args]
     done = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
-    assert done.returncode == 137, done.stderr
+    assert done.returncode == (130 if interrupted else 137), done.stderr
 
 
 def publish(root: Path, tmp_path: Path) -> Path:
@@ -100,8 +106,10 @@ def test_a_graduation_after_a_killed_compose_keeps_the_decision_it_recorded(
 ) -> None:
     """A compose killed before meta.json had rewritten graduation's stored session (redacting
     a value a new session showed is a secret) and kept the old one aside. A graduation then
-    adds its decision to that session: it settles first (the old session put back), so the
-    compose it ends with does not put back the old session over the decision."""
+    adds its decision to that session: it settles first (the old session put back, the new
+    session taken back with its compose), so the compose it ends with does not put back the
+    old session over the decision. Imported again, the new session has the value redacted
+    everywhere, the decision kept."""
     monkeypatch.chdir(root)
     target = target_of(root)
     folder = working_folder(target).path
@@ -118,6 +126,10 @@ def test_a_graduation_after_a_killed_compose_keeps_the_decision_it_recorded(
     files = trajectory_files(folder)
     assert [name for name in files if "stet-before" in name] == []
     assert b"always pin versions" in files["sessions/graduation.jsonl"]
+    assert b"always pin versions" in files["events.jsonl"]
+    assert SESSION_C not in records_of(root)
+    assert import_transcript(target, publish(root, tmp_path)).changed
+    files = trajectory_files(folder)
     assert b"always pin versions" in files["events.jsonl"]
     assert [name for name, data in files.items() if NPM_TOKEN.encode() in data] == []
 
@@ -166,10 +178,74 @@ def test_a_new_session_killed_before_its_record_is_taken_back(
     code, _, err = stet("trajectory", "list", "-C", str(root))
 
     assert code == 0, err
-    after = trajectory_files(folder)
-    after.pop("sessions/composing", None)  # the next compose finds nothing new
-    assert {name: data for name, data in after.items() if not name.endswith(".tmp")} == before
+    assert trajectory_files(folder) == before  # its `composing` marker gone with it
     assert import_transcript(target, source).changed
+
+
+def grown_with_a_token(root: Path, tmp_path: Path) -> Path:
+    """Session A grown by a command that shows NPM_TOKEN as a secret."""
+    return (
+        simple_session(root, SESSION_A, "First")
+        .user("Publish the package.")
+        .tool("toolu_9", "mcp__shell__exec", {"command": list(NPM_COMMAND)}, "done")
+        .save(tmp_path / "a2.jsonl")
+    )
+
+
+@pytest.mark.parametrize(
+    "stopped",
+    [
+        r"link narration\.md \S+",  # stored, its compose not begun
+        r"replace \S+ narration\.md",
+        r"replace \S+ meta\.json",  # the value carried into the stored sessions
+    ],
+    ids=["before-compose", "narration", "meta"],
+)
+@pytest.mark.parametrize("session", ["new", "grown"])
+@pytest.mark.parametrize("interrupted", [False, True], ids=["killed", "interrupted"])
+def test_a_session_whose_compose_did_not_finish_is_taken_back_with_it(
+    root: Path, tmp_path: Path, stet: Stet, stopped: str, session: str, interrupted: bool
+) -> None:
+    """An import killed (or interrupted) once it stored a session, before its compose wrote
+    meta.json: its compose undone, the session goes with it (a new one) or is as it was (a
+    grown one), with the `composing` marker, so no stored session holds a value in clear
+    that its compose had redacted and nothing lists it as imported. Imported again, the value
+    is nowhere."""
+    folder = two_sessions(root, tmp_path)
+    before = trajectory_files(folder)
+    source = publish(root, tmp_path) if session == "new" else grown_with_a_token(root, tmp_path)
+    killed_before(stopped, root, "trajectory", "import", str(source), interrupted=interrupted)
+
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+
+    assert code == 0, err
+    assert trajectory_files(folder) == before
+    code, out, err = stet("trajectory", "show", "-C", str(root))
+    assert code == 0, err
+    assert "Publish the package." not in out
+    assert import_transcript(target_of(root), source).changed
+    files = trajectory_files(folder)
+    assert "sessions/composing" not in files
+    assert [name for name, data in files.items() if NPM_TOKEN.encode() in data] == []
+
+
+def test_a_compose_killed_after_meta_json_keeps_its_session_and_ends_the_marker(
+    root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """An import killed once its compose wrote meta.json was done: the session stays composed,
+    and what the compose kept and the `composing` marker go."""
+    folder = two_sessions(root, tmp_path)
+    source = publish(root, tmp_path)
+    killed_before(r"unlink composing", root, "trajectory", "import", str(source))
+    assert any("stet-before-compose" in name for name in trajectory_files(folder))
+
+    code, out, err = stet("trajectory", "show", "-C", str(root))
+
+    assert code == 0, err
+    assert "Publish the package." in out
+    files = trajectory_files(folder)
+    assert [name for name in files if "stet-before" in name or name.endswith("composing")] == []
+    assert not import_transcript(target_of(root), source).changed
 
 
 @pytest.mark.parametrize(
