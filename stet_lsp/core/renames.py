@@ -29,6 +29,7 @@ import re
 from contextlib import ExitStack
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.gitindex import index_holds
 from stet_lsp.core.locking import held, remove_held
 from stet_lsp.core.records import FrozenRecord
 from stet_lsp.core.reflogs import reflog
@@ -254,6 +255,9 @@ def move_sheet(source: Target, destination: Target, judged: os.stat_result) -> M
     old_lock = old.with_name(old.name + ".lock")
     with ExitStack() as stack:
         try:
+            # A sheet the repository commits stays, and gets no lock file beside it.
+            if index_holds(root, old.relative_to(root).as_posix()):
+                return None
             if not stack.enter_context(held(old_lock, root, 0)):
                 return None
             if not stack.enter_context(held(new.with_name(new.name + ".lock"), root, 0)):
@@ -269,7 +273,7 @@ def move_sheet(source: Target, destination: Target, judged: os.stat_result) -> M
             atomic_write(new, text.encode("utf-8"), root, mode=0o600)
             remove_regular(old, root)
             remove_held(old_lock, root)
-        except (OSError, StetError, UnicodeDecodeError):
+        except (OSError, StetError, UnicodeDecodeError, ValueError):
             return None
     return Move.of(source, destination)
 

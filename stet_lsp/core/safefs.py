@@ -560,13 +560,25 @@ def read_stet_gitignore(root: Path) -> str:
     return "" if data is None else data.decode("utf-8", "surrogateescape")
 
 
+_CACHE_RULES = {"cache/", "/cache/", "cache", "/cache"}
+
+
+def ignores_cache(root: Path) -> bool:
+    """Whether `.stet/.gitignore` ignores `cache/`, so git sees no file made there."""
+    try:
+        current = read_stet_gitignore(root)
+    except (OSError, StetError):
+        return False
+    return bool({line.strip() for line in current.splitlines()} & _CACHE_RULES)
+
+
 def with_stet_rules(current: str) -> str:
     """`.stet/.gitignore`'s text `current` with the rules Stet needs that it lacks added."""
     lines = {line.strip() for line in current.splitlines()}
     missing = [
         rule
         for rule, written in (
-            ("cache/", {"cache/", "/cache/", "cache", "/cache"}),
+            ("cache/", _CACHE_RULES),
             (".*.tmp", {".*.tmp"}),
             (".*.stet-before-capstone-*", {".*.stet-before-capstone-*"}),
         )

@@ -251,8 +251,10 @@ def names_a_branch(target: Target) -> bool:
 # The branch a repository's HEAD named, kept in `.stet/cache/head.json` with HEAD's status
 # (size, times, inode), so the commands agents call often resolve their target without
 # loading libgit2 while HEAD is unchanged. Only a plain repository (`.git` a folder at the
-# root, no variable steering where git looks) on a branch is remembered, and not when HEAD
-# changed within two seconds of being read (a later change could keep the same times).
+# root, no variable steering where git looks) on a branch is remembered, where
+# `.stet/.gitignore` ignores the cache (a repository that commits it would see the file), and
+# not when HEAD changed within two seconds of being read (a later change could keep the same
+# times).
 _HEAD_CACHE = Path(STET_DIR) / "cache" / "head.json"
 _RACY_NANOSECONDS = 2_000_000_000
 _DISCOVERY_VARIABLES = (
@@ -316,7 +318,7 @@ def _follow_rename(repo: pygit2.Repository, target: Target) -> None:
 
 
 def _remember_branch(repo: pygit2.Repository, target: Target) -> None:
-    from stet_lsp.core.safefs import atomic_write
+    from stet_lsp.core.safefs import atomic_write, ignores_cache
 
     root = target.root
     if target.kind != "branch" or _plain_root(root) != root:
@@ -324,6 +326,8 @@ def _remember_branch(repo: pygit2.Repository, target: Target) -> None:
     if Path(repo.path).resolve() != (root / ".git").resolve():
         return
     if not os.path.isdir(root / STET_DIR / "cache"):  # Stet writes nothing new for this
+        return
+    if not ignores_cache(root):  # a repository that commits `.stet/cache` would see it
         return
     status, now = _head_status(root / ".git"), time.time_ns()
     if status is None or status[1] + _RACY_NANOSECONDS >= now:

@@ -226,15 +226,16 @@ def capstone(
     folder = working_folder(target)
     if not pending(folder):
         _require_working(target, folder)
+    # Before the lock: a refusal makes no lock file beside a folder the repository commits.
+    tracked = tracked_file(folder)
+    if tracked is not None:
+        raise CapstoneRefused("tracked", tracked_message(folder, tracked))
+    tracked = tracked_feedback(target.root, target.key)
+    if tracked is not None:
+        raise CapstoneRefused("tracked", tracked_feedback_message(tracked))
     with working_lock(folder), ExitStack() as held:
         # What is stored and not composed yet (graduation's events, when its compose failed or
         # stopped) is committed with the rest; a dry run shows it too.
-        tracked = tracked_file(folder)
-        if tracked is not None:
-            raise CapstoneRefused("tracked", tracked_message(folder, tracked))
-        tracked = tracked_feedback(target.root, target.key)
-        if tracked is not None:
-            raise CapstoneRefused("tracked", tracked_feedback_message(tracked))
         try:
             compose_pending(target, folder, config)
         except StetError as error:  # a stored session edited by hand: the error says where

@@ -215,7 +215,8 @@ def _move(
     # killed midway kept aside is back before it is composed under the new name.
     with ExitStack() as folders, ExitStack() as verdicts:
         try:
-            if not _is_dir(root, old.relative):
+            # A folder the repository commits stays, and gets no lock file beside it.
+            if not _is_dir(root, old.relative) or tracked_file(old) is not None:
                 return None
             waits = [(folders, working_held(folder, timeout)) for folder in (old, new)] + [
                 (verdicts, feedback_held(root, folder.id, timeout)) for folder in (old, new)

@@ -262,7 +262,10 @@ def working_held(folder: Folder, timeout: float = LOCK_TIMEOUT_SECONDS) -> Itera
 
 @contextmanager
 def working_lock(folder: Folder) -> Iterator[None]:
-    """`working_held`, or StetError saying the working trajectory is locked."""
+    """`working_held`, or StetError saying the working trajectory is locked. A folder git
+    tracks is refused before its lock file is made (`refuse_tracked`): a repository that
+    commits `.stet/cache` would see it."""
+    refuse_tracked(folder)
     with working_held(folder) as acquired:
         if not acquired:
             raise StetError(
@@ -481,7 +484,8 @@ def settle_if_free(folder: Folder) -> None:
     """`settle`, when the working trajectory's lock is free at once: held, a writer is at
     work, and what it kept aside is its own. For the commands that read the
     trajectory; one that cannot settle it (the disk, the permissions) reads it all the
-    same."""
+    same. A folder git tracks is not settled, and its lock file is not made: a repository
+    that commits `.stet/cache` would see it."""
     try:
         directories = [inside(folder.root, folder.relative)]
         directories.append(directories[0] / SESSIONS)
@@ -490,6 +494,8 @@ def settle_if_free(folder: Folder) -> None:
         )
         marked = marked_sessions(folder)
         if not (left or _unrecorded(directories[1]) or (marked is not None and marked[0])):
+            return
+        if tracked_file(folder) is not None:
             return
         with working_held(folder, 0):
             pass

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pygit2
 import pytest
-from repos import commit_files
+from repos import age_head, commit_files
 from test_importing import (
     NPM_COMMAND,
     NPM_TOKEN,
@@ -28,6 +28,7 @@ from test_importing import (
     trajectory_files,
 )
 
+from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.trajectory.importing import import_transcript
 from stet_lsp.trajectory.store import folders, working_folder
 
@@ -320,7 +321,57 @@ def test_a_reader_changes_no_file_git_tracks(root: Path, repo: pygit2.Repository
     folders(root)
 
     assert {name: (root / name).read_text() for name in committed} == committed
-    assert repo.status(untracked_files="no") == {}
+    assert repo.status() == {}
+
+
+@pytest.mark.parametrize("renamed", [False, True], ids=["branch", "renamed-branch"])
+def test_no_command_makes_a_file_in_a_committed_cache(
+    root: Path, repo: pygit2.Repository, tmp_path: Path, stet: Stet, renamed: bool
+) -> None:
+    """A repository that commits `.stet/cache` (no `.stet/.gitignore` ignores it) with the
+    branch's working trajectory, holding the names a killed writer leaves, and its style
+    sheet: the commands that read them make no file there (no lock file, no remembered
+    branch), and neither do the writers that refuse such a folder, on the branch or once it
+    is renamed (the folder and the sheet stay where they are, not moved to the new name): git's
+    status stays clean."""
+    target = target_of(root)
+    StyleSheet(target).add("Committed with the repository.")
+    sheet = target.sheet_path.relative_to(root).as_posix()
+    for made in (".stet/.gitignore", f"{sheet}.lock"):  # what the sheet's write made
+        (root / made).unlink()
+    base = f".stet/cache/trajectories/{target.key}"
+    commit_files(
+        repo,
+        {
+            sheet: (root / sheet).read_text(),
+            f"{base}/meta.json": '{"not": "meta"}\n',
+            f"{base}/.meta.json.stet-before-compose-0123456789abcdef": '{"old": 1}\n',
+            f"{base}/.events.jsonl.0123456789abcdef.tmp": "{}\n",
+            f"{base}/sessions/s.jsonl": "x\n",
+            f"{base}/sessions/composing": "0123456789abcdef0123\n",
+        },
+        "a working trajectory and a style sheet",
+    )
+    if renamed:
+        repo.branches.local["main"].rename("renamed")
+    age_head(repo)  # a command would remember the branch
+    source = str(simple_session(root, SESSION_A, "First").save(tmp_path / "a.jsonl"))
+    assert repo.status() == {}
+
+    for command in (
+        ["trajectory", "list"],
+        ["trajectory", "show"],
+        ["trajectory", "render"],
+        ["trajectory", "sessions"],
+        ["trajectory", "export", "--format", "atif"],
+        ["trajectory", "blame", "src/app.py"],
+        ["note", "list"],
+        ["capstone", "--dry-run"],
+        # refused on the branch; once renamed, the branch gets a working trajectory of its own
+        *([] if renamed else [["trajectory", "import", source]]),
+    ):
+        stet("-C", str(root), *command)
+        assert repo.status() == {}, command
 
 
 def test_what_is_kept_aside_is_compared_without_reading_it_whole(
