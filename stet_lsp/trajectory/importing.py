@@ -362,6 +362,8 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
     if meta.base_commit is None:
         meta.base_commit = _head(target.root)
     meta_path = folder.path / META
+    # narration.md kept first, as it is written first: `store.settle` tells by it whether a
+    # compose killed midway had begun to write.
     replaced = _kept_aside(target, [folder.path / name for name in (NARRATION, EVENTS, META)])
     carried = Carried()
     gated = gated_narration(meta, events, lines, config, carried)

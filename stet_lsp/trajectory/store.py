@@ -326,11 +326,16 @@ def settle(folder: Folder) -> None:
     meta = folder.path / META
     composed: bool | None = None  # whether a compose finished since the marked were stored
     if meta in groups:
-        composed = _written(meta, groups[meta].get(meta), folder.root)
-        if not composed:
+        kept_by_compose = groups[meta]
+        # A compose keeps narration.md first and writes it first, once all it replaces is
+        # kept: until then it wrote nothing, and a meta.json with no copy was not kept yet.
+        narration = folder.path / NARRATION
+        began = _written(narration, kept_by_compose.get(narration), folder.root)
+        composed = began and _written(meta, kept_by_compose.get(meta), folder.root)
+        if began and not composed:
             # Written where there was nothing to keep: not there before the compose.
             for name in (NARRATION, EVENTS):
-                if folder.path / name not in groups[meta] and _regular(folder.path / name):
+                if folder.path / name not in kept_by_compose and _regular(folder.path / name):
                     remove_regular(folder.path / name, folder.root)
     elif stems:
         composed = all(

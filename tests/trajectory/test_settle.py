@@ -197,10 +197,11 @@ def grown_with_a_token(root: Path, tmp_path: Path) -> Path:
     "stopped",
     [
         r"link narration\.md \S+",  # stored, its compose not begun
+        r"link events\.jsonl \S+",  # narration.md kept aside, meta.json not yet
         r"replace \S+ narration\.md",
         r"replace \S+ meta\.json",  # the value carried into the stored sessions
     ],
-    ids=["before-compose", "narration", "meta"],
+    ids=["before-compose", "keeping", "narration", "meta"],
 )
 @pytest.mark.parametrize("session", ["new", "grown"])
 @pytest.mark.parametrize("interrupted", [False, True], ids=["killed", "interrupted"])
