@@ -215,7 +215,7 @@ def _import(
         continues = part.trajectories if part is not None else ()
         with _stored_until_composed(target, folder, stem):
             record = _store_session(
-                target, folder, stem, parsed, sources, digest, config, continues, record
+                target, folder, stem, parsed, sources, digest, config, continues
             )
             tell("composing")
             compose(target, folder, config)
@@ -523,13 +523,12 @@ def _store_session(
     digest: str,
     config: GateConfig,
     continues: tuple[str, ...],
-    previous: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Store the parsed session as `write_session` does, its events through the gate on the
     way to the file (a chunk at a time: the redacted text is never held whole, nor a second
     copy of it); its record, also through the gate, is written after and returned. What the
-    session stored before (its record `previous`) held redacted stays redacted
-    (`redacted_before`): a value carried into it from another session's findings."""
+    session stored before held redacted stays redacted (`redacted_before`): a value carried
+    into it from another session's findings."""
     from stet_lsp.gate.parallel import MIN_PARALLEL_SIZE
     from stet_lsp.gate.stetignore import StetIgnore
     from stet_lsp.gate.stream import redact_blocks
@@ -552,13 +551,7 @@ def _store_session(
     events.clear()
     parsed.events.clear()
     sessions = make_dirs(target.root, folder.relative / SESSIONS)
-    before = RedactedBefore.read(
-        sessions / f"{stem}.jsonl",
-        target.root,
-        config,
-        _source_names(previous),
-        [source.name for source in sources],
-    )
+    before = RedactedBefore.read(sessions / f"{stem}.jsonl", target.root, config)
     with atomic_writer(sessions / f"{stem}.jsonl", target.root) as stream:
         report = redact_blocks(
             lambda: blocks,
@@ -579,16 +572,6 @@ def _store_session(
         remove_regular(sessions / f"{stem}.json", target.root)
     _write_record(target, sessions / f"{stem}.json", record)
     return record
-
-
-def _source_names(record: dict[str, Any] | None) -> list[str]:
-    """The names of the source files a session's record lists."""
-    listed = record.get("sources") if record is not None else None
-    if not isinstance(listed, list):
-        return []
-    return [
-        str(source["name"]) for source in listed if isinstance(source, dict) and "name" in source
-    ]
 
 
 def secrets_in_sheet(
