@@ -19,14 +19,16 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import functools
 import hashlib
+import itertools
 import json
 import os
 import posixpath
 import re
 import stat
 from collections import Counter
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -67,6 +69,7 @@ from stet_lsp.trajectory.printed import secrets_calls_printed
 from stet_lsp.trajectory.redacted_before import RedactedBefore
 from stet_lsp.trajectory.renames import follow_rename
 from stet_lsp.trajectory.store import (
+    COMMITTED,
     COMPOSING,
     EVENTS,
     GRADUATION_SESSION,
@@ -194,8 +197,8 @@ def _import(
         except CountedTwice as error:
             raise StetError(f"{source}: {error}") from None
         digest = sources_sha256(sources, parsed.consulted, part)
+        left_out = leave_out(parsed, part) if part is not None else []
         if part is not None:
-            leave_out(parsed, part)
             refuse_nothing_since(source, parsed, part)
         record = read_record(folder, stem)
         config = _as_strict_as_before(config, record)
@@ -215,7 +218,7 @@ def _import(
         continues = part.trajectories if part is not None else ()
         with _stored_until_composed(target, folder, stem):
             record = _store_session(
-                target, folder, stem, parsed, sources, digest, config, continues
+                target, folder, stem, parsed, sources, digest, config, continues, left_out
             )
             tell("composing")
             compose(target, folder, config)
@@ -523,12 +526,14 @@ def _store_session(
     digest: str,
     config: GateConfig,
     continues: tuple[str, ...],
+    left_out: list[EventBase],
 ) -> dict[str, Any]:
     """Store the parsed session as `write_session` does, its events through the gate on the
     way to the file (a chunk at a time: the redacted text is never held whole, nor a second
     copy of it); its record, also through the gate, is written after and returned. What the
     session stored before held redacted stays redacted (`redacted_before`): a value carried
-    into it from another session's findings."""
+    into it from another session's findings; and so does what the committed trajectories it
+    `continues` hold redacted of the events `left_out` (the part they hold)."""
     from stet_lsp.gate.parallel import MIN_PARALLEL_SIZE
     from stet_lsp.gate.stetignore import StetIgnore
     from stet_lsp.gate.stream import redact_blocks
@@ -551,7 +556,12 @@ def _store_session(
     events.clear()
     parsed.events.clear()
     sessions = make_dirs(target.root, folder.relative / SESSIONS)
-    before = RedactedBefore.read(sessions / f"{stem}.jsonl", target.root, config)
+    committed = [target.root / COMMITTED / trajectory / EVENTS for trajectory in continues]
+    before = RedactedBefore.read([sessions / f"{stem}.jsonl", *committed], target.root, config)
+    earlier = None
+    if before is not None:
+        held = _left_out_lines([e for e in left_out if before.may_hold(e)], normalizer)
+        earlier = functools.partial(_values_after, before, held)
     with atomic_writer(sessions / f"{stem}.jsonl", target.root) as stream:
         report = redact_blocks(
             lambda: blocks,
@@ -560,9 +570,9 @@ def _store_session(
             lambda chunk: stream.write(chunk.encode("utf-8")),
             parallel=sum(map(len, blocks)) >= MIN_PARALLEL_SIZE,
             known=known,
-            earlier=before.values if before is not None else None,
+            earlier=earlier,
         )
-        del before
+        del before, earlier
         record = _session_record(
             parsed, sources, digest, config, first_time, count, report, continues
         )
@@ -572,6 +582,21 @@ def _store_session(
         remove_regular(sessions / f"{stem}.json", target.root)
     _write_record(target, sessions / f"{stem}.json", record)
     return record
+
+
+def _left_out_lines(left_out: list[EventBase], normalizer: Normalizer) -> Iterator[str]:
+    """The events a committed trajectory holds already, as JSON Lines the gate reads (paths
+    made relative, home paths as `~`), for what it held redacted of them."""
+    from stet_lsp.gate.homepaths import normalize_counted
+
+    for block in _normalised_blocks(normalizer.events(left_out), normalizer, []):
+        yield normalize_counted(block)[0]
+
+
+def _values_after(
+    before: RedactedBefore, held: Iterator[str], drafts: Iterator[str]
+) -> Iterable[tuple[str, int, str]]:
+    return before.values(itertools.chain(held, drafts))
 
 
 def secrets_in_sheet(

@@ -4,19 +4,20 @@ A session's stored events can hold redactions its own transcript does not explai
 the narration's gate found in another session, carried into every stored session
 (`importing._carry_into_sessions`). Gating the transcript again (the session grew, the gate
 changed) finds no such value, and once every stored session holds it redacted no compose
-finds it either. So each line of the session stored before that holds a marker is compared
-with the lines of the one gated now that are the same event, read as the gate reads them
-(before any marker of its own: a value the grown session gives away beside the carried one
-leaves the line the same): where the earlier line has a marker and the new one has text
-between the same texts around it (`CONTEXT` characters either side, `_windows`), that text
-is the value, and it is redacted wherever it stands in the new session, under the earlier
-marker. An event is known by what it holds, not by where it came from: its fields
-up to its source (its kind, session, agent and time) and what follows the source up to the
-first marker (at most `CONTEXT` characters of it). A harness that writes a record again at
-another line, a file renamed (with its subagents' files, too) and a rewind since that
-abandons the event leave it the same event. Nothing keeps the values but the comparison:
-the earlier session is read a line at a time, and only its lines that hold a marker are
-kept.
+finds it either. So each line of the session stored before that holds a marker (and of the
+committed trajectories that hold part of the session: what it brings after a capstone is
+compared with the records they hold, which the import leaves out) is compared with the lines
+of the one gated now that are the same event, read as the gate reads them (before any marker
+of its own: a value the grown session gives away beside the carried one leaves the line the
+same): where the earlier line has a marker and the new one has text between the same texts
+around it (`CONTEXT` characters either side, `_windows`), that text is the value, and it is
+redacted wherever it stands in the new session, under the earlier marker. An event is known
+by what it holds, not by where it came from: its fields up to its source (its kind, session,
+agent and time) and what follows the source up to the first marker (at most `CONTEXT`
+characters of it). A harness that writes a record again at another line, a file renamed
+(with its subagents' files, too) and a rewind since that abandons the event leave it the
+same event. Nothing keeps the values but the comparison: the earlier lines are read one at a
+time, and only those that hold a marker are kept.
 """
 
 from __future__ import annotations
@@ -25,11 +26,15 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from stet_lsp.core.safefs import open_regular
 from stet_lsp.gate.config import GateConfig
 from stet_lsp.gate.redact import MARKER
 from stet_lsp.gate.repeats import MAX_LENGTH, repeatable
+
+if TYPE_CHECKING:
+    from stet_lsp.trajectory.events import EventBase
 
 _SOURCE = re.compile(
     r',"source":\{"file":"(?:[^"\\]|\\.)*"(?:,"line":\d+(?:,"pointer":"(?:[^"\\]|\\.)*")?)\}'
@@ -37,6 +42,8 @@ _SOURCE = re.compile(
 """An event line's source, as the line writes it. The fields before it are strings, whose
 quotes are escaped: its first match is the event's own."""
 _ABANDONED = ',"abandoned":true'
+_STEP = re.compile(r'^(\{"kind":"[^"\\]*"),"step":\d+')
+"""A composed event's step, which a stored session's events do not have yet."""
 CONTEXT = 64
 """How much of what an event line holds after its source keys it at the most, and how much
 text either side of a marker finds its value again."""
@@ -81,29 +88,39 @@ class RedactedBefore:
     ) -> None:
         self.lines = lines
         self.config = config
+        self.heads = {_head_fields(head) for head in lines}
+
+    def may_hold(self, event: EventBase) -> bool:
+        """Whether a line of `event` may be one of the earlier lines' events: the same fields
+        before the source (told from what they hold, without writing the event's line)."""
+        return (event.kind, event.session, event.agent, event.time) in self.heads
 
     @classmethod
-    def read(cls, path: Path, root: Path, config: GateConfig) -> RedactedBefore | None:
-        """The session stored at `path`, None when there is none or it holds no marker."""
+    def read(cls, paths: list[Path], root: Path, config: GateConfig) -> RedactedBefore | None:
+        """The events of `paths` (the session stored before; the `events.jsonl` of committed
+        trajectories that hold part of it, whose steps are left aside), None when none is
+        there or they hold no marker."""
         lines: dict[str, dict[int, dict[str, list[_Earlier]]]] = {}
-        stream = open_regular(path, root)
-        if stream is None:
-            return None
-        with stream:
-            for raw in stream:
-                line = raw.decode("utf-8", "replace").rstrip("\n")
-                if "[REDACTED:" not in line:
-                    continue
-                parts = _parts(line)
-                if parts is None:
-                    continue
-                head, rest = parts
-                first = MARKER.search(rest)
-                if first is None:  # a marker in the head or the source: no value kept
-                    continue
-                length = min(first.start(), CONTEXT)
-                by_prefix = lines.setdefault(head, {}).setdefault(length, {})
-                by_prefix.setdefault(rest[:length], []).append(_Earlier(rest))
+        for path in paths:
+            stream = open_regular(path, root)
+            if stream is None:
+                continue
+            with stream:
+                for raw in stream:
+                    line = raw.decode("utf-8", "replace").rstrip("\n")
+                    if "[REDACTED:" not in line:
+                        continue
+                    parts = _parts(line)
+                    if parts is None:
+                        continue
+                    head, rest = parts
+                    first = MARKER.search(rest)
+                    if first is None:  # a marker in the head or the source: no value kept
+                        continue
+                    head = _STEP.sub(r"\1", head, count=1)
+                    length = min(first.start(), CONTEXT)
+                    by_prefix = lines.setdefault(head, {}).setdefault(length, {})
+                    by_prefix.setdefault(rest[:length], []).append(_Earlier(rest))
         return cls(lines, config) if lines else None
 
     def values(self, chunks: Iterator[str]) -> Iterable[tuple[str, int, str]]:
@@ -159,6 +176,17 @@ class RedactedBefore:
             and repeatable(decoded)
             and not (allowlist is not None and allowlist.allows(decoded))
         )
+
+
+def _head_fields(head: str) -> tuple[object, ...] | None:
+    """(kind, session, agent, time) of a line's fields before its source."""
+    try:
+        fields = json.loads(head + "}")
+    except ValueError:
+        return None
+    if not isinstance(fields, dict):
+        return None
+    return tuple(fields.get(name) for name in ("kind", "session", "agent", "time"))
 
 
 def _windows(rest: str) -> list[_Window]:

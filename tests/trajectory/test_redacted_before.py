@@ -8,6 +8,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
+import pygit2
 from claude_transcript import START, Transcript
 
 from stet_lsp.core.targets import resolve_target
@@ -46,7 +47,7 @@ def values(
 ) -> list[tuple[str, int, str]]:
     stored = tmp_path / "session.jsonl"
     stored.write_text("".join(text + "\n" for text in before))
-    earlier = RedactedBefore.read(stored, tmp_path, config or GateConfig())
+    earlier = RedactedBefore.read([stored], tmp_path, config or GateConfig())
     if earlier is None:
         return []
     text = "".join(text + "\n" for text in now)
@@ -277,3 +278,30 @@ def test_a_carried_value_stays_redacted_when_the_session_file_and_its_subagents_
     imported(stet, root, source)
     assert files_holding(folder, NPM_TOKEN) == []
     assert (folder / "events.jsonl").read_text().count(CARRIED) == 3
+
+
+def test_a_carried_value_stays_redacted_in_what_a_session_brings_after_a_capstone(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """The capstone commits the session with the carried value redacted, and the working
+    trajectory starts anew. The session goes on, naming the value again: imported, it brings
+    only what came since, where no rule sees the value; the committed trajectory's events of
+    the part it holds show the value redacted, and it stays so in what came since."""
+    repo.config["user.name"] = "Ada Reviewer"
+    repo.config["user.email"] = "ada@example.invalid"
+    first = (
+        Transcript(root, SESSION_A)
+        .user("Log in to the registry.")
+        .say(f"The registry answered {NPM_TOKEN} for the login.")
+    )
+    source = first.save(tmp_path / f"{SESSION_A}.jsonl")
+    imported(stet, root, source)
+    carried_from_another_session(stet, root, tmp_path)
+    code, _, err = stet("capstone", "-C", str(root))
+    assert code == 0, err
+
+    first.user("Thanks.").say(f"Noted; {NPM_TOKEN} is kept in the user's npmrc.").save(source)
+    imported(stet, root, source)
+    folder = working_folder(resolve_target(root)).path
+    assert files_holding(root / ".stet", NPM_TOKEN) == []
+    assert (folder / "events.jsonl").read_text().count(CARRIED) == 1
