@@ -29,12 +29,13 @@ _SHELL_TOKEN = re.compile(
 # Commands that print nothing: a comment, the word that closes a group or a body (`}`,
 # `done`, `fi`, `esac`), a change of folder, a variable set or exported
 # (`export DB_PASSWORD="$(op read …)"` keeps what it read), a shell option, a test
-# (`test -f x`, `[ -n "$X" ]`, `true`), what changes files or the shell quietly (`mkdir -p`,
-# `eval $(op signin)`, `source ./env.sh`, `sleep 1`), and a command whose output goes to a
-# file (`make > build.log`). Any other command may print lines of its own.
+# (`test -f x`, `[ -n "$X" ]`, `true`), arithmetic (`(( n++ ))`), what changes files or the
+# shell quietly (`mkdir -p`, `eval $(op signin)`, `source ./env.sh`, `sleep 1`), and a
+# command whose output goes to a file (`make > build.log`). Any other command may print
+# lines of its own.
 _SILENT = re.compile(
     r"(?:#|(?:\}|done|fi|esac)$|cd(?:\s|$)|export\s|unset\s|set\s+[-+]|[A-Za-z_]\w*=(?:[^\s\"']|\"[^\"]*\"|'[^']*')*$"
-    r"|(?:test|\[\[?)\s[^>|]*$|(?:true|false|:)(?:\s|$)"
+    r"|(?:test|\[\[?)\s[^>|]*$|(?:true|false|:)(?:\s|$)|\(\([^()]*\)\)$"
     r"|(?:mkdir|touch|chmod|chown|cp|mv|rm|ln|sleep|eval|source|\.|wait|umask|trap|shopt)\s"
     r")|$"
 )
@@ -339,9 +340,12 @@ def _commands(command: str) -> list[str]:
     return parts
 
 
-# A here-document's operator (`<<EOF`, `<< 'EOF'`, `<<-"EOF"`; not `<<<`) and its word.
+# A here-document's operator (`<<EOF`, `<< 'EOF'`, `<<-"EOF"`; not `<<<`) and its word, or
+# arithmetic (`(( n++ ))`, `$((1 << 2))`), read past whole: its `<<` shifts bits. Arithmetic
+# never closed on its line holds the rest of it.
 _HERE_DOCUMENT = re.compile(
-    r"(?<!<)<<(?!<)(-?)[ \t]*(?:'([^'\n]+)'|\"([^\"\n]+)\"|\\?([A-Za-z_][\w.-]*))"
+    r"\(\((?:[^)]|\)(?!\)))*(?:\)\)|$)"
+    r"|(?<!<)<<(?!<)(-?)[ \t]*(?:'([^'\n]+)'|\"([^\"\n]+)\"|\\?([A-Za-z_][\w.-]*))"
 )
 
 
@@ -358,11 +362,12 @@ class _HereDocuments:
         """Where the command after the line from `line` to `line_end` starts: at `body`, or
         after the here-documents the line opens, when each is closed."""
         text = self.command[line:line_end]
-        # (`$((1 << 2))` shifts bits)
-        if "<<" not in text or "((" in text:
+        if "<<" not in text:
             return body
         for operator in _HERE_DOCUMENT.finditer(text):
             word = operator.group(2) or operator.group(3) or operator.group(4)
+            if word is None:
+                continue  # arithmetic
             closing = self._line(word, body, tabs=operator.group(1) == "-")
             if closing is None:
                 return body  # never closed: read as commands, not as a body

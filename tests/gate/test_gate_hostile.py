@@ -303,6 +303,17 @@ def test_many_here_documents_never_closed_are_read_in_linear_time() -> None:
         printed_secrets(command + "op read op://v/i/p", "Xk9mQ2vLp8rT4wZ\n", GateConfig())
 
 
+@pytest.mark.parametrize(
+    "line",
+    ["((<<W " * 200_000, "$((1<<2)) <<W " * 100_000, "(( x) <<W " * 150_000],
+    ids=["unclosed", "closed", "one-parenthesis"],
+)
+def test_arithmetic_beside_here_documents_is_read_in_linear_time(line: str) -> None:
+    """Arithmetic read past whole, closed or not, before the here-documents on its line."""
+    with time_limit(10, "arithmetic"):
+        printed_secrets(line + "\nop read op://v/i/p", "Xk9mQ2vLp8rT4wZ\n", GateConfig())
+
+
 def test_what_many_printing_commands_printed_is_found_in_linear_time() -> None:
     """A value for each of 50,000 printing commands, a megabyte: each value found was looked
     for among all the pairs, one by one (107 s)."""

@@ -221,6 +221,7 @@ TWO_VALUES = "Xk9mQ2vLp8rT4wZ\nZt4kWq9Lm2Xp7Hn\n"
         ": ${X:=1}; op read op://v/i/user; op read op://v/i/password",
         "[ -f x ] > /dev/null; op read op://v/i/user; op read op://v/i/password",
         "make > build.log; op read op://v/i/user; op read op://v/i/password",
+        "(( n++ )); op read op://v/i/user; op read op://v/i/password",
     ],
 )
 def test_a_command_that_prints_nothing_leaves_the_pairing_going(command: str) -> None:
@@ -458,6 +459,13 @@ def test_a_print_that_may_print_no_line_prints_its_value_where_that_is_known(
         ('cat > get.sh <<EOF\necho "$DB_PASSWORD"\nEOF\nchmod +x get.sh && ls', "Makefile\n"),
         ("cat <<-EOF > x\n\top read op://v/i/p\n\tEOF\nls", "Makefile\n"),
         ("cat > x <<A <<B\nop read a\nA\nop read b\nB\nls", "Makefile\n"),
+        # arithmetic on the line: its `((` opens no group, its `<<` shifts bits
+        (
+            "(( n++ )); cat > get.sh <<'EOF'\nop read op://v/i/password\nEOF\nls",
+            "setup-Config2024.yaml\n",
+        ),
+        ("n=$((n+1)); cat > x <<EOF\nop read op://v/i/p\nEOF\nls", "setup-Config2024.yaml\n"),
+        ("x=$((1<<2)); cat > x <<EOF\nop read op://v/i/p\nEOF\nls", "setup-Config2024.yaml\n"),
     ],
 )
 def test_a_here_document_s_lines_are_no_commands(command: str, output: str) -> None:
