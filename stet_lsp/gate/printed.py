@@ -49,10 +49,23 @@ _ONE_LINE = re.compile(r"echo(?:\s+(?![-\s])(?:[^`$\n]|\$(?!\())*)?$")
 # `>&2`, `| grep …`): it prints a line, or none.
 _ELSEWHERE = re.compile(r"[>|]")
 # What a command prints, as far as the pairing knows.
-_VALUE, _MAYBE_VALUE, _UNENDED_VALUE, _LINE, _MAYBE_LINE, _NOTHING, _LINES, _ASIDE = (
+(
+    _VALUE,
+    _MAYBE_VALUE,
+    _UNENDED_VALUE,
+    _VALUES,
+    _SOME_VALUES,
+    _LINE,
+    _MAYBE_LINE,
+    _NOTHING,
+    _LINES,
+    _ASIDE,
+) = (
     "value",
     "value or none",
     "value or none, and no line end",
+    "a value each",
+    "a value or none each",
     "line",
     "line or none",
     "nothing",
@@ -61,6 +74,10 @@ _VALUE, _MAYBE_VALUE, _UNENDED_VALUE, _LINE, _MAYBE_LINE, _NOTHING, _LINES, _ASI
 )
 # A `printf` format that prints its argument, and one that ends its line.
 _PRINTF_FORMATS = ("'%s'", '"%s"', "%s", "'%s\\n'", '"%s\\n"', "%s\\n")
+# A variable `printf` prints whole, on a line of its own with one of those formats: `"$X"`,
+# `"${X}"`, `$X`, `${X}`.
+_PRINTF_VARIABLE = re.compile(r'("?)\$(\{)?[A-Za-z_]\w*(?(2)\})\1')
+_VARIABLE_NAME = re.compile(r"[A-Za-z_]\w*")
 # What stands in for a printed value when asking whether a command prints one.
 _PROBE = "\nPr0beValue\n"
 # What may stand before a command's name: variables set for it alone (`LANG=C op read …`),
@@ -110,9 +127,9 @@ def printed_secrets(
         end -= 1
     trailing = max(0, len(lines) - end - output.endswith("\n"))
     parts = _commands(command)
-    kinds = _Kinds(parts, succeeded)
+    kinds = _Kinds(parts, succeeded, output.count("\n") + (output[-1:] not in ("", "\n")))
     forwards = _paired(kinds, range(len(kinds)), end - head, head, from_start=True)
-    pairs = dict.fromkeys((at, head + line) for at, line in forwards)
+    pairs = dict.fromkeys((printed, head + line) for printed, line in forwards)
     # Counted from the end: what the last printing commands printed ends the output when
     # what runs after them prints nothing or echoes its lines. Not when the call failed (a
     # printing command that failed printed its error, maybe before the other lines), nor
@@ -122,7 +139,7 @@ def printed_secrets(
         backwards = _paired(
             kinds, reversed(range(len(kinds))), end - head, trailing, from_start=False
         )
-        pairs.update(dict.fromkeys((at, end - 1 - line) for at, line in backwards))
+        pairs.update(dict.fromkeys((printed, end - 1 - line) for printed, line in backwards))
     last = kinds.last()
     if head < end and last is not None and kinds[last] == _VALUE:
         # The last command, when it prints a value, and the output's first line, as a
@@ -137,14 +154,14 @@ def printed_secrets(
         # branch 'main'`).
         told = counted and (trailing > 0 or len(lines[end - 1].split()) == 1)
         if end - head == 1 or (succeeded and not told):
-            pairs[last, head] = None
+            pairs[(last, 0), head] = None
     if not pairs:
         return None
     shown: list[str] = []
     values: list[tuple[int, int]] = []  # where each shown line is, in the text
     length = 0
-    for command_at, line in pairs:
-        shown.append(f"{kinds.printing_command[command_at]}\n")
+    for printed, line in pairs:
+        shown.append(f"{kinds.printing_command[printed]}\n")
         values.append((length + len(shown[-1]), length + len(shown[-1]) + len(lines[line])))
         shown.append(f"{lines[line]}\n")
         length = values[-1][1] + 1
@@ -160,16 +177,21 @@ def printed_secrets(
 
 class _Kinds:
     """What each command prints, as far as the pairing knows (`parts` as `_commands` gives
-    them), read when the pairing asks: a value, a line, a line or none, nothing, lines of
-    its own; or lines at any time, sent to the background."""
+    them), read when the pairing asks: a value, a value each of several variables, a line, a
+    line or none, nothing, lines of its own; or lines at any time, sent to the background.
+    The output has `lines` lines."""
 
-    def __init__(self, parts: list[str], succeeded: bool) -> None:
+    def __init__(self, parts: list[str], succeeded: bool, lines: int) -> None:
         from stet_lsp.gate.rules_generic import PRINTED_SECRET, PRINTING_COMMANDS
 
         self.parts = parts
+        self.lines = lines
         self.known: dict[int, str] = {}
-        # Each printing command as it is shown: from its name on.
-        self.printing_command: dict[int, str] = {}
+        # Each printing command as it is shown, by its place and the line of its own it
+        # prints (the first, or the variable's of a print of several): from its name on.
+        self.printing_command: dict[tuple[int, int], str] = {}
+        # How many lines a print of several variables prints, by its place.
+        self.widths: dict[int, int] = {}
         self.printing = PRINTED_SECRET.pattern
         self.names = tuple({anchor.split()[0] for anchor in PRINTING_COMMANDS})
         # The commands that succeeded, when the call did: its last, and those before it that
@@ -195,6 +217,17 @@ class _Kinds:
         while at >= 0 and self.parts[2 * at].strip() in ("", "}", "done", "fi", "esac"):
             at -= 1
         return at if at >= 0 else None
+
+    def told(self, at: int) -> bool:
+        """Whether the print of several variables at `at`, each printed or not, surely
+        printed them all: every other command prints nothing or an echo's line, and the
+        output has a line more than theirs for each variable."""
+        echoed = 0
+        for other in range(len(self)):
+            if other != at and self[other] not in (_NOTHING, _LINE):
+                return False
+            echoed += self[other] == _LINE
+        return self.lines - echoed == self.widths[at]
 
     def in_background(self) -> bool:
         """Whether a command that may print lines runs in the background."""
@@ -231,6 +264,29 @@ class _Kinds:
             return _NOTHING  # written to a file
         return _VALUE
 
+    def _each_printed(self, name: str) -> list[str | None] | None:
+        """A print of several variables that prints each on a line of its own (`printenv
+        DB_PASSWORD API_TOKEN`, `printf '%s\\n' "$DB_PASSWORD" "$API_TOKEN"`): for each line,
+        the command that prints it alone when it prints a credential's value, else None.
+        None when it is no such print, or prints no credential's value."""
+        words = name.split()
+        if words[0] == "printenv" and len(words) > 2:
+            arguments, variable, command = words[1:], _VARIABLE_NAME, "printenv"
+        elif (
+            words[0] == "printf"
+            and len(words) > 3
+            and words[1] in _PRINTF_FORMATS
+            and words[1].endswith(("\\n'", '\\n"', "\\n"))
+        ):
+            arguments, variable, command = words[2:], _PRINTF_VARIABLE, f"printf {words[1]}"
+        else:
+            return None
+        if not all(variable.fullmatch(argument) for argument in arguments):
+            return None
+        each = [f"{command} {argument}" for argument in arguments]
+        printing = [shown if self.printing.match(shown + _PROBE) else None for shown in each]
+        return printing if any(printing) else None
+
     def _kind(self, index: int) -> str:
         parts = self.parts
         whole = parts[index].strip()
@@ -239,13 +295,22 @@ class _Kinds:
         # The command itself, its name first: not a printing command's text in its arguments
         # (`grep -rl 'echo $API_TOKEN' .`, `git commit -m "… op read …"`).
         name = whole[_PREFIX.match(whole).end() :]  # type: ignore[union-attr]
-        if (
+        each = self._each_printed(name) if len(name) <= _SHOWN_COMMAND else None
+        if each is not None:
+            # (`printenv` of a variable not set prints no line, and fails)
+            printenv = name.startswith("printenv")
+            kind = _SOME_VALUES if printenv and index // 2 not in self.succeeded else _VALUES
+            self.widths[index // 2] = len(each)
+            for line, shown in enumerate(each):
+                if shown is not None:
+                    self.printing_command[index // 2, line] = shown
+        elif (
             len(name) <= _SHOWN_COMMAND
             and name.startswith(self.names)
             and self.printing.match(name + _PROBE) is not None
         ):
             kind = self._value_printed(index // 2, name)
-            self.printing_command[index // 2] = name
+            self.printing_command[index // 2, 0] = name
         elif _ONE_LINE.match(whole) is not None:
             # `echo "DB:"` before the value; one that runs only when the command before it
             # failed or succeeded, or whose line goes elsewhere, may print none.
@@ -266,12 +331,12 @@ class _Kinds:
 
 def _paired(
     kinds: _Kinds, order: Iterable[int], count: int, blank: int, *, from_start: bool
-) -> list[tuple[int, int]]:
-    """Each printing command (its place in `kinds`) with each of the `count` lines that hold
-    anything it may have printed (their place), the commands running in the `order` given
-    (`from_start`, or from the end) and printing the lines in that order, after `blank`
-    lines an `echo` may have printed."""
-    pairs: list[tuple[int, int]] = []
+) -> list[tuple[tuple[int, int], int]]:
+    """Each printing command (its place in `kinds`, and the line of its own it prints) with
+    each of the `count` lines that hold anything it may have printed (their place), the
+    commands running in the `order` given (`from_start`, or from the end) and printing the
+    lines in that order, after `blank` lines an `echo` may have printed."""
+    pairs: list[tuple[tuple[int, int], int]] = []
     # The lines the commands so far printed: the echoes' that surely did, those that may
     # have, and the printing commands'; and the lines paired already.
     echoed = maybe = paired = taken = 0
@@ -289,7 +354,7 @@ def _paired(
                 break  # its value begins the line a command after it printed
             # Each printing command prints its value on a line of its own, in order: each
             # line it may have printed is paired with it once.
-            pairs += ((at, line) for line in range(max(first, taken), last + 1))
+            pairs += (((at, 0), line) for line in range(max(first, taken), last + 1))
             if kind == _VALUE:
                 taken = max(taken, last + 1)
                 paired += 1
@@ -298,6 +363,24 @@ def _paired(
                 # print none: the line may be another's)
                 maybe += 1
                 unended = from_start and kind == _UNENDED_VALUE
+        elif kind in (_VALUES, _SOME_VALUES):
+            # A line each, in order, where the lines before them are known and theirs are
+            # there; each variable's own when they surely all printed one.
+            width = kinds.widths[at]
+            if first != echoed + maybe + paired or first + width > count:
+                break
+            if paired == 0 and blank > echoed + maybe:
+                break
+            if kind == _SOME_VALUES and not kinds.told(at):
+                break
+            printed = range(width) if from_start else reversed(range(width))
+            pairs += (
+                ((at, variable), first + line)
+                for line, variable in enumerate(printed)
+                if (at, variable) in kinds.printing_command
+            )
+            taken = max(taken, first + width)
+            paired += width
         elif kind == _MAYBE_LINE:
             maybe += 1
         elif kind == _LINE:
@@ -309,7 +392,7 @@ def _paired(
     # A line from `first` on may be one the commands the pairing stopped at printed (`test
     # -f x || echo missing; op read …; ls`: the second line is the value or what `ls`
     # printed): only the lines before it are known.
-    return [(at, line) for at, line in pairs if line < first]
+    return [(printed, line) for printed, line in pairs if line < first]
 
 
 def _commands(command: str) -> list[str]:

@@ -314,6 +314,21 @@ def test_arithmetic_beside_here_documents_is_read_in_linear_time(line: str) -> N
         printed_secrets(line + "\nop read op://v/i/p", "Xk9mQ2vLp8rT4wZ\n", GateConfig())
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "printenv DB_PASSWORD API_TOKEN || true;" * 30_000,
+        "cd a;" * 200_000 + "printenv DB_PASSWORD API_TOKEN || true",
+        "printf '%s\\n' " + '"${API_TOKEN}" ' * 100_000,
+    ],
+    ids=["prints", "quiet-commands", "arguments"],
+)
+def test_what_prints_of_several_variables_printed_is_told_in_linear_time(command: str) -> None:
+    """Whether a print of several variables printed a line each is told once a call."""
+    with time_limit(10, "prints of several variables"):
+        printed_secrets(command, "Xk9mQ2vLp8rT4wZ\nZt4kWq9Lm2Xp7Hn\n", GateConfig())
+
+
 def test_what_many_printing_commands_printed_is_found_in_linear_time() -> None:
     """A value for each of 50,000 printing commands, a megabyte: each value found was looked
     for among all the pairs, one by one (107 s)."""

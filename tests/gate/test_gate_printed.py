@@ -435,6 +435,68 @@ def test_a_print_that_may_print_no_line_or_several_takes_no_other_line(
 @pytest.mark.parametrize(
     ("command", "output", "succeeded"),
     [
+        ('printf \'%s\\n\' "$DB_PASSWORD" "$API_TOKEN"', TWO_VALUES, True),
+        ("printf '%s\\n' ${DB_PASSWORD} $API_TOKEN; ls", TWO_VALUES + "Makefile\n", True),
+        ('ls; printf "%s\\n" "$DB_PASSWORD" "$API_TOKEN"', "Makefile\n" + TWO_VALUES, True),
+        ('echo db:; printf \'%s\\n\' "$DB_PASSWORD" "$API_TOKEN"', "db:\n" + TWO_VALUES, True),
+        # printenv surely succeeded (it is the call's last command): every variable is set
+        ("printenv DB_PASSWORD API_TOKEN", TWO_VALUES, True),
+        ("ls; printenv DB_PASSWORD API_TOKEN", "src\nMakefile\n" + TWO_VALUES, True),
+        # or it is the only command that prints, and printed a line for each
+        ("printenv DB_PASSWORD API_TOKEN || true", TWO_VALUES, True),
+        ("cd app; printenv DB_PASSWORD API_TOKEN", TWO_VALUES, False),
+    ],
+)
+def test_a_print_of_several_variables_prints_a_line_each(
+    command: str, output: str, succeeded: bool
+) -> None:
+    """`printf '%s\\n'` prints each of its variables on a line of its own, `printenv` each
+    that is set: where the lines before and after theirs are known, each is the value of
+    its variable."""
+    values = printed_values(command, output, GateConfig(), succeeded=succeeded)
+    assert sorted(values) == TWO_VALUES.split()
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "succeeded"),
+    [
+        # one of the two is set: which one is not known
+        ("printenv DB_PASSWORD API_TOKEN", "setup-Config2024.yaml\n", False),
+        ("printenv DB_PASSWORD API_TOKEN || true", "setup-Config2024.yaml\n", True),
+        (
+            "ls; printenv DB_PASSWORD API_TOKEN || true",
+            "src\nMakefile\nsetup-Config2024.yaml\n",
+            True,
+        ),
+        ("printenv DB_PASSWORD API_TOKEN; ls", "Xk9mQ2vLp8rT4wZ\nsetup-Config2024.yaml\n", True),
+        # another variable's value, after or before a credential's
+        ("printenv API_TOKEN AWS_REGION", "Xk9mQ2vLp8rT4wZ\nsetup-Config2024.yaml\n", True),
+        ("printenv AWS_REGION API_TOKEN", "setup-Config2024.yaml\nXk9mQ2vLp8rT4wZ\n", True),
+        (
+            'ls; printf \'%s\\n\' "$API_TOKEN" "$APP_CONFIG"',
+            "Xk9mQ2vLp8rT4wZ\nsetup-Config2024.yaml\n",
+            True,
+        ),
+        # all on one line, or a line that may be the echo's
+        ('printf \'%s\' "$DB_PASSWORD" "$API_TOKEN"', "setup-Config2024.yaml", True),
+        (
+            "test -f x || echo missing; printenv DB_PASSWORD API_TOKEN || true",
+            "setup-Config2024.yaml\nXk9mQ2vLp8rT4wZ\n",
+            True,
+        ),
+    ],
+)
+def test_a_print_of_several_variables_takes_no_line_not_surely_a_credential_s(
+    command: str, output: str, succeeded: bool
+) -> None:
+    assert "setup-Config2024.yaml" not in printed_values(
+        command, output, GateConfig(), succeeded=succeeded
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "succeeded"),
+    [
         # it succeeded, as the call did: the variable is set
         ("printenv GITHUB_TOKEN && ls", "Xk9mQ2vLp8rT4wZ\nMakefile\n", True),
         ("ls; printenv GITHUB_TOKEN", "Makefile\nXk9mQ2vLp8rT4wZ\n", True),

@@ -1222,6 +1222,9 @@ def test_what_a_command_printed_as_a_secret_is_redacted_though_its_call_is_apart
         "op read op://Private/db/password && op read op://Private/api/credential",
         "cd app; op read op://Private/db/password; op read op://Private/api/credential",
         "op read op://Private/db/password\nop read op://Private/api/credential\ngit status",
+        # one command printing several variables, a line each
+        'printf \'%s\\n\' "$DB_PASSWORD" "$API_CREDENTIAL"',
+        "printenv DB_PASSWORD API_CREDENTIAL",
     ],
 )
 def test_each_value_a_command_of_several_printing_commands_printed_is_redacted(
@@ -1290,6 +1293,8 @@ def test_a_value_printed_after_an_echo_that_printed_no_line_is_redacted(
             "Xk9mQ2vLp8rT4wZ\nSwitched to branch 'main'\n",
         ),
         ("ls; printenv GITHUB_TOKEN", "README.md\nsetup-Config2024.yaml\nXk9mQ2vLp8rT4wZ\n"),
+        # several variables, a line each: the credential's is its value, the other stays
+        ("printenv GITHUB_TOKEN GITHUB_REPOSITORY", "Xk9mQ2vLp8rT4wZ\nocto-org/web-app\n"),
         # Gemini CLI's and Qwen Code's header before the output and status lines after it
         (
             "ls; op read op://Private/db/password",
@@ -1344,8 +1349,9 @@ def test_a_failed_call_s_last_line_is_not_taken_for_a_value(root: Path, tmp_path
         ("printenv GITHUB_TOKEN; ls", "Makefile\nsrc\n"),
         ("ls; printenv GITHUB_TOKEN || true", "src\nDockerfile\n"),
         ('echo -n "$DB_PASSWORD"; ls', "Makefile\nsrc\n"),
-        # several variables printed
-        ("printenv GITHUB_TOKEN GITHUB_REPOSITORY", "Xk9mQ2vLp8rT4wZ\nocto-org/web-app\n"),
+        # several variables printed: which is set, or whose value it is, is not known
+        ("printenv NPM_TOKEN GITHUB_REPOSITORY || true", "octo-org/web-app\n"),
+        ("printenv GITHUB_REPOSITORY GITHUB_SHA", "octo-org/web-app\nci-fix-2\n"),
         # a printing command's text in another's arguments
         ("grep -rl 'echo $API_TOKEN' .", "Makefile\n"),
         ("git commit -qm 'ci: stop echo $GITHUB_TOKEN'; git branch --show-current", "ci-fix-2\n"),
