@@ -329,6 +329,17 @@ def test_what_prints_of_several_variables_printed_is_told_in_linear_time(command
         printed_secrets(command, "Xk9mQ2vLp8rT4wZ\nZt4kWq9Lm2Xp7Hn\n", GateConfig())
 
 
+@pytest.mark.parametrize(
+    "output",
+    ["x" * 2_000_000, "not fo" * 300_000, "command not\n" * 200_000, " " * 2_000_000],
+    ids=["one-line", "near-misses", "lines", "blanks"],
+)
+def test_a_failure_is_looked_for_in_linear_time(output: str) -> None:
+    """A secret manager's failure is looked for once in the output, each line read once."""
+    with time_limit(10, "a failure"):
+        printed_secrets("ls; op read op://v/i/p; true", output, GateConfig())
+
+
 def test_what_many_printing_commands_printed_is_found_in_linear_time() -> None:
     """A value for each of 50,000 printing commands, a megabyte: each value found was looked
     for among all the pairs, one by one (107 s)."""
