@@ -272,6 +272,26 @@ def test_a_megabyte_of_command_near_misses_is_scanned(unit: str) -> None:
         scan_text(text, cache=ResultCache())
 
 
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "'a' op read x\nXk9mQ2vLp8\n",
+        ": " + " " * 60 + '"op read x\nXk9mQ2vLp8\n',
+        '\\" op read op read op read x\nXk9mQ2vLp8\n',
+        "' " * 400 + "op read x\nXk9mQ2vLp8\n",
+    ],
+    ids=["closed", "json-start", "escaped", "quotes"],
+)
+def test_printing_commands_read_for_the_quotes_before_them_in_linear_time(unit: str) -> None:
+    """Each printing command's line is read back for a quote it stands in, at most 256
+    characters: half a megabyte of them, as plain text and as JSON (where each one in quotes
+    is read again in its decoded line)."""
+    text = unit * (500_000 // len(unit))
+    with time_limit(20, "quotes before printing commands"):
+        scan_text(text, config=GateConfig(), cache=None)
+        scan_text(json.dumps({"c": text}), config=GateConfig(), path="x.jsonl", cache=None)
+
+
 @pytest.mark.parametrize("unit", ["printf ", "echo $"])
 def test_one_long_line_of_anchors_is_scanned_in_linear_time(unit: str) -> None:
     """Six megabytes on one line, an anchor every few characters: each hit looked for its
