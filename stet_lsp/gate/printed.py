@@ -75,8 +75,8 @@ _ELSEWHERE = re.compile(r"[>|]")
 # A `printf` format that prints its argument, and one that ends its line.
 _PRINTF_FORMATS = ("'%s'", '"%s"', "%s", "'%s\\n'", '"%s\\n"', "%s\\n")
 # A variable `printf` prints whole, on a line of its own with one of those formats: `"$X"`,
-# `"${X}"`, `$X`, `${X}`.
-_PRINTF_VARIABLE = re.compile(r'("?)\$(\{)?[A-Za-z_]\w*(?(2)\})\1')
+# `"${X}"` (unquoted, a value with blanks is split into several arguments, a line each).
+_PRINTF_VARIABLE = re.compile(r'"\$(\{)?[A-Za-z_]\w*(?(1)\})"')
 _VARIABLE_NAME = re.compile(r"[A-Za-z_]\w*")
 # What stands in for a printed value when asking whether a command prints one.
 _PROBE = "\nPr0beValue\n"

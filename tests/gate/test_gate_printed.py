@@ -459,7 +459,7 @@ def test_a_print_that_may_print_no_line_or_several_takes_no_other_line(
     ("command", "output", "succeeded"),
     [
         ('printf \'%s\\n\' "$DB_PASSWORD" "$API_TOKEN"', TWO_VALUES, True),
-        ("printf '%s\\n' ${DB_PASSWORD} $API_TOKEN; ls", TWO_VALUES + "Makefile\n", True),
+        ('printf \'%s\\n\' "${DB_PASSWORD}" "$API_TOKEN"; ls', TWO_VALUES + "Makefile\n", True),
         ('ls; printf "%s\\n" "$DB_PASSWORD" "$API_TOKEN"', "Makefile\n" + TWO_VALUES, True),
         ('echo db:; printf \'%s\\n\' "$DB_PASSWORD" "$API_TOKEN"', "db:\n" + TWO_VALUES, True),
         # printenv surely succeeded (it is the call's last command): every variable is set
@@ -500,6 +500,8 @@ def test_a_print_of_several_variables_prints_a_line_each(
             "Xk9mQ2vLp8rT4wZ\nsetup-Config2024.yaml\n",
             True,
         ),
+        # unquoted, a value with blanks is split into several lines
+        ("printf '%s\\n' $APP_NAME $API_TOKEN; ls", "my\nsetup-Config2024.yaml\nMakefile\n", True),
         # all on one line, or a line that may be the echo's
         ('printf \'%s\' "$DB_PASSWORD" "$API_TOKEN"', "setup-Config2024.yaml", True),
         (
