@@ -506,9 +506,14 @@ def is_tag_opening(value: str) -> bool:
 
 
 # A test a runner's result line names (`PASS: binutils-all/i386/empty`, jtreg's `Passed:
-# compiler/arraycopy/TestArrayCopy.java#id0`): a relative path to a test's source or script,
-# or of three segments or more in lower case, perhaps a case after `#`, in words.
-_TEST_PATH = re.compile(r"[\w\-][\w.\-]{0,80}(?:/[\w.\-]{1,80}){1,30}(?:#[\w.\-]{1,80})?")
+# compiler/arraycopy/TestArrayCopy.java#id0`, git's `t0001-basic.sh`): a test's source or
+# script, perhaps in folders, or a relative path of three segments or more in lower case,
+# perhaps a case after `#`, in words.
+_TEST_PATH = re.compile(r"[\w\-][\w.\-]{0,80}(?:/[\w.\-]{1,80}){0,30}(?:#[\w.\-]{1,80})?")
+# A part of a test's name with too few letter pairs to judge by them (`t0001-basic.sh`,
+# `t/01-basic.t`, `gas/i386/x86-64-pr20141`): a word, a number, or a word and a number.
+_TEST_NAME_PART = re.compile(r"(?:[A-Z]?[a-z]+){1,4}[0-9]*|[A-Z]{1,8}[0-9]*|[0-9]+[a-z]?")
+_TEST_NAME_PARTS = re.compile(r"[/._\-]")
 # The extension of a test's source or script.
 _TEST_EXTENSION = re.compile(
     r"\.(?:java|kt|scala|py|sh|bash|bats|exp|t|pl|rb|js|mjs|ts|go|rs|c|cc|cpp|cs|swift|php|lua"
@@ -529,9 +534,13 @@ def is_test_path(value: str) -> bool:
     else:
         return False
     pairs, common = letter_pairs(value)
+    if pairs < least and not all(
+        _TEST_NAME_PART.fullmatch(part) for part in _TEST_NAME_PARTS.split(value) if part
+    ):
+        return False  # too few pairs to tell: `Xk9q2Lm.sh` is no test's script
     # Words and names (`binutils-all/i386/empty`, `TestFloatJNIArgs`) are made of English
     # letter pairs; base64 and random letters hold about 30 % of them.
-    return pairs >= least and common >= share * pairs
+    return common >= share * pairs
 
 
 # A literal code falls back on when a credential's lookup finds nothing: the right operand of

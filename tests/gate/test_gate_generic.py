@@ -502,6 +502,29 @@ def test_a_test_path_in_a_result_line_is_no_password(line: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "line",
+    [
+        "PASS: t0001-basic.sh",
+        "PASS: t/t5510-fetch.sh",
+        "PASS: t/01-basic.t",
+        "PASS: 001.t",
+        "PASS: test_api.py",
+        "PASS: gas/i386/x86-64-pr20141",
+    ],
+)
+def test_a_short_test_files_name_alone_is_no_password(line: str) -> None:
+    """A test's script named in a few letters (git's `t0001-basic.sh`, Perl's `t/01-basic.t`)
+    has too few letter pairs to be judged by them: its parts, words and numbers, name a test
+    on a lone verdict line too; a short value of letters and digits mixed stays a password."""
+    assert scan_text(line + "\n", path="log.txt", cache=None) == []
+    assert scan_text(json.dumps({"output": line}) + "\n", path="e.jsonl", cache=None) == []
+    for secret in ("t/Xk9q2Lm.sh", "t/a1b2c3.t", "xk9q/2lmw.sh", "k9qm/2xr7/tlw4"):
+        text = f"PASS: {secret}\n"
+        for scanned, path in ((text, "log.txt"), (json.dumps({"o": text}) + "\n", "e.jsonl")):
+            assert secret not in redact_text(scanned, path=path, cache=None).text
+
+
+@pytest.mark.parametrize(
     "log",
     [
         "PASS: gas/i386/x86-64-pr20141\nPASS: -Bsymbolic-functions\nFAIL: ld-elf/pr26256-2b\n",
