@@ -803,6 +803,7 @@ class RuleScanner:
             return False
         if key in _TEST_RESULTS and (
             syntax.is_test_path(value)
+            or heuristics.names_a_go_test(value)
             or (
                 heuristics.looks_like_reference(value)
                 # Outside a test log's verdicts `PASS: hunter22` is a password's, as after

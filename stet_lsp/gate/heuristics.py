@@ -748,6 +748,20 @@ def reads_as_test_name(value: str) -> bool:
     )
 
 
+# Go's test, benchmark, example and fuzz functions: the prefix, then no lower-case letter
+# (Go's own rule: `TestParse`, `Benchmark1`, `Example_second`; not `Testing123`), perhaps
+# subtests after `/` (`BenchmarkParse/size_10`).
+_GO_TEST_FUNCTION = re.compile(
+    r"(?:Test|Benchmark|Example|Fuzz)(?![a-z])\w{0,100}(?:/[\w.\-#]{1,100}){0,30}"
+)
+
+
+def names_a_go_test(value: str) -> bool:
+    """Whether `value` is a Go test's name (`_GO_TEST_FUNCTION`) that reads as a test's name
+    (`reads_as_test_name`): `Benchmark1`, `TestParse/size_10`; not `TestParse/P@ssw0rd!`."""
+    return _GO_TEST_FUNCTION.fullmatch(value) is not None and reads_as_test_name(value)
+
+
 def _spells_a_password_word(part: str) -> bool:
     """A password's word written with digits or signs for some of its letters, perhaps a
     number after it: `Pa55`, `P4ss`, `adm1n2024`, `s3cr3t`; not `pass1` or `i386`."""

@@ -669,6 +669,38 @@ def test_gos_verdict_line_alone_names_a_test(line: str) -> None:
         assert scan_text(text, path=path, cache=None) == []
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "TestParse",
+        "Test1",
+        "Benchmark1",
+        "Benchmark2024",
+        "Example1",
+        "Fuzz1",
+        "BenchmarkParse/size_10",
+        "Benchmark1/small",
+        "TestParse/size_10",
+    ],
+)
+def test_gos_test_function_alone_names_a_test(name: str) -> None:
+    """Go names a test, a benchmark, an example or a fuzz test `Test`, `Benchmark`, `Example`
+    or `Fuzz` and no lower-case letter after it: `PASS: Benchmark1` names one as
+    `PASS: TestParse` does, on a lone line too, and so does its subtest's name."""
+    text = f"PASS: {name}\n"
+    for scanned, path in ((text, "go.log"), (json.dumps({"o": text}) + "\n", "e.jsonl")):
+        assert scan_text(scanned, path=path, cache=None) == []
+
+
+@pytest.mark.parametrize(
+    "password", ["Benchmarking1", "Testing123", "Fuzzy2024", "TestParse/P@ssw0rd!", "Test!2024x"]
+)
+def test_a_password_that_starts_as_gos_test_functions_do_is_still_one(password: str) -> None:
+    text = f"PASS: {password}\n"
+    for scanned, path in ((text, "notes.txt"), (json.dumps({"o": text}) + "\n", "e.jsonl")):
+        assert password not in redact_text(scanned, path=path, cache=None).text
+
+
 def test_a_password_on_a_line_shaped_as_gos_verdict_is_still_one() -> None:
     found = scan_text("--- PASS: P@ssw0rd!2024 (0.00s)\n", path="go.log", cache=None)
     assert [f.rule for f in found] == ["secret-assignment"]
