@@ -79,9 +79,12 @@ _START = (
     r"|(?<= [ab]\\\\/)|(?<=:\\\\/\\\\/)|(?<=:\\\\/\\\\/\\\\/)|(?<=:\\\\/\\\\/file))"
 )
 # Windows' extended-length prefix may come before a drive letter (`\\?\C:\Users\x`, as Rust's
-# `std::fs::canonicalize` writes a path; in JSON `\\\\?\\C:\\Users`; `//?/C:/Users/x`): it
-# stays, `\\?\~\x`.
-_EXTENDED_LENGTH = r"(?<=\\\\\?\\)|(?<=\\\\\\\\\?\\\\)|(?<=//\?/)"
+# `std::fs::canonicalize` writes a path; in JSON or as Python prints it `\\\\?\\C:\\Users`,
+# the latter in JSON `\\\\\\\\?\\\\C:`; `//?/C:/Users/x`), and so may its device prefix
+# (`\\.\C:\Users\x`): it stays, `\\?\~\x`.
+_EXTENDED_LENGTH = (
+    r"(?<=\\\\[?.]\\)|(?<=\\\\\\\\[?.]\\\\)|(?<=\\\\\\\\\\\\\\\\[?.]\\\\\\\\)|(?<=//[?.]/)"
+)
 _PATH = (
     rf"(?:{_START}(?:/home/{_USER}|/Users/{_SLASHED}|\\/home\\/{_USER}|\\/Users\\/{_ESCAPED}"
     rf"|\\\\/home\\\\/{_USER}|\\\\/Users\\\\/{_ESCAPED_TWICE})"

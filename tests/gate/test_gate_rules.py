@@ -256,6 +256,16 @@ def test_a_configured_name_ending_a_json_string_never_breaks_the_json(
         ('"\\\\\\\\?\\\\C:\\\\Users\\\\bob\\\\x"', '"\\\\\\\\?\\\\~\\\\x"'),
         ("//?/C:/Users/bob/x", "//?/~/x"),
         ("\\\\?\\C:\\Users\\Public\\x stays", "\\\\?\\C:\\Users\\Public\\x stays"),
+        # Its device prefix, `\\.\`, alike.
+        ("\\\\.\\C:\\Users\\bob\\x", "\\\\.\\~\\x"),
+        ('"\\\\\\\\.\\\\C:\\\\Users\\\\bob\\\\x"', '"\\\\\\\\.\\\\~\\\\x"'),
+        ("//./C:/Users/bob/x", "//./~/x"),
+        # A share's path names a folder of another machine, not a home folder, and stays.
+        (
+            "\\\\?\\UNC\\srv\\share\\Users\\bob\\x stays",
+            "\\\\?\\UNC\\srv\\share\\Users\\bob\\x stays",
+        ),
+        ("\\\\srv\\share\\Users\\bob\\x stays", "\\\\srv\\share\\Users\\bob\\x stays"),
         # Other schemes, and VS Code's links to a file.
         ("oil:///home/beau/src/app.py", "oil://~/src/app.py"),
         ("sftp:///home/kim/notes", "sftp://~/notes"),
@@ -434,13 +444,15 @@ def test_home_paths_with_escaped_slashes_inside_a_json_string() -> None:
     assert normalize_home_paths(result.text) == result.text
 
 
+@pytest.mark.parametrize("prefix", ["", "\\\\?\\", "\\\\.\\"])
 @pytest.mark.parametrize("user", ["bob", "Mi Notebook"])
-def test_windows_home_paths_as_python_prints_them(user: str) -> None:
+def test_windows_home_paths_as_python_prints_them(user: str, prefix: str) -> None:
     """Python's repr of a Windows path doubles every `\\`; the same written into JSON has four
-    to a separator. Both become `~`, the rest keeping its escaping."""
+    to a separator. Both become `~`, the rest keeping its escaping, and so does a path after
+    Windows' extended-length or device prefix (`\\\\?\\`, `\\\\.\\`), which stays."""
     denied = "PermissionError: [Errno 13] Permission denied: "
-    printed = denied + repr(f"C:\\Users\\{user}\\AppData\\x.db")
-    expected = denied + repr("~\\AppData\\x.db")
+    printed = denied + repr(f"{prefix}C:\\Users\\{user}\\AppData\\x.db")
+    expected = denied + repr(f"{prefix}~\\AppData\\x.db")
     assert redact_text(printed).text == expected
     raw = json.dumps({"content": printed}) + "\n"
     assert f"C:\\\\\\\\Users\\\\\\\\{user}" in raw
