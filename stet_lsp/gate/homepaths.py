@@ -13,6 +13,7 @@ never starts or ends inside a JSON escape sequence and contains no quote, so JSO
 from __future__ import annotations
 
 import re
+from functools import cache
 
 RULE = "home-path"
 REPLACEMENT = "~"
@@ -45,9 +46,19 @@ def _spaced_user(separator: str) -> str:
 _SLASHED = _spaced_user("/")
 _ESCAPED = _spaced_user(r"\\/")
 _ESCAPED_TWICE = _spaced_user(r"\\\\/")
-# A Windows path may change separators after the user name (`C:\\Users\\John Smith/proj`,
-# `C:/Users/John Smith\\proj`, as `os.path.join` writes it); not a JSON escape's `\\`.
-_WINDOWS = _spaced_user(r"(?P=separator)|/|\\\\|\\(?![nrtu\"])")
+# The letters after a `\\` that make a JSON escape (`\\n`, `\\t`, `\\r`, `\\u`, `\\"`) where
+# a single `\\` may stand for a separator: in JSON text (`_JSON_ESCAPE`); in other text (a
+# log, the narration) a `\\` after `C:/Users` is a separator whatever follows (`_NO_ESCAPE`).
+_JSON_ESCAPE = r'[nrtu"]'
+_NO_ESCAPE = r"(?!)"
+
+
+def _windows(escape: str) -> str:
+    """A Windows path may change separators after the user name (`C:\\Users\\John Smith/proj`,
+    `C:/Users/John Smith\\proj`, as `os.path.join` writes it); not an `escape`'s `\\`."""
+    return _spaced_user(rf"(?P=separator)|/|\\\\|\\(?!{escape})")
+
+
 # A name of a relative path's `Users` or `home` folder that reads as a file's (`UserDto.cs`):
 # a project's folder of that name (`..\\Users\\UserDto.cs`), not a home folder.
 _FILE = r"[\w\-]{1,64}\.[A-Za-z][A-Za-z0-9]{0,4}(?![\w.\-])"
@@ -65,13 +76,13 @@ _NO_FILE = rf"(?!sers{_SEP}{_FILE})"
 # A relative path that climbs into a home folder (`../../Users/x/…`, `..\/home\/x`, and on
 # Windows `..\..\Users\x\…`, its `\` doubled or not, and with separators mixed, `../Users\x\…`)
 # keeps its `../`: the folder becomes `../../~/…`. A quote right before the path (or before a
-# relative path's climbs, `_QUOTED_CLIMB`) is remembered, for a user name with a space that ends
+# relative path's climbs, `_CLIMBS_QUOTED`) is remembered, for a user name with a space that ends
 # a whole quoted path (`_spaced_user`). A `\` doubled before a Windows path's `Users` is doubled
 # after it too (or a `/` follows): in JSON, `C:\\Users\nls` is `C:\Users`, a line break and
 # `ls`, and no user's folder. After a `/` (or `\/`) before `Users`, a lone `\` after it is a
-# separator (`C:/Users\bob`, as `os.path.join` mixes them) unless it starts a JSON escape: in
-# JSON, `C:/Users\nls` is `C:/Users`, a line break and `ls`; a slash escaped twice before
-# `Users` (`C:\\/Users`) wants one after it too, or a `\` escaped twice (`\\\\`).
+# separator (`C:/Users\bob`, as `os.path.join` mixes them) unless, in JSON text, it starts a
+# JSON escape: there `C:/Users\nls` is `C:/Users`, a line break and `ls`; a slash escaped
+# twice before `Users` (`C:\\/Users`) wants one after it too, or a `\` escaped twice (`\\\\`).
 _START = (
     r"(?:(?<![A-Za-z0-9_.~/\\\-])|(?<=\\[nrt])|(?<= [ab]/)|(?<=://)|(?<=:///)|(?<=://file)"
     r"|(?<=://file/)"
@@ -85,28 +96,45 @@ _START = (
 _EXTENDED_LENGTH = (
     r"(?<=\\\\[?.]\\)|(?<=\\\\\\\\[?.]\\\\)|(?<=\\\\\\\\\\\\\\\\[?.]\\\\\\\\)|(?<=//[?.]/)"
 )
-_PATH = (
-    rf"(?:{_START}(?:/home/{_USER}|/Users/{_SLASHED}|\\/home\\/{_USER}|\\/Users\\/{_ESCAPED}"
-    rf"|\\\\/home\\\\/{_USER}|\\\\/Users\\\\/{_ESCAPED_TWICE})"
-    rf"|(?:(?:{_START}|{_EXTENDED_LENGTH})[A-Za-z]:"
-    r"(?:(?P<doubled>\\\\(?:\\\\)?)|(?P<slashed>\\?/)|(?P<escaped_twice>\\\\/)|\\)[Uu]"
-    r"(?(doubled)(?=sers(?:(?P=doubled)|/|\\/)))"
-    r'(?(slashed)(?!sers\\[nrtu"]))'
-    r"(?(escaped_twice)(?=sers(?:\\\\/|\\\\\\\\|/)))"
-    rf"|(?<=\.\.\\)U{_NO_FILE}|(?<=\.\.\\\\)U(?=sers(?:\\\\|/)){_NO_FILE}"
-    rf"|(?<=\.\.\\\\\\\\)U(?=sers(?:\\\\\\\\|/)){_NO_FILE}"
-    rf'|(?<=\.\./)U(?=sers\\(?![nrtu"])){_NO_FILE})'
-    rf"sers(?P<separator>{_SEP}){_WINDOWS}"
-    rf"|(?<=\.\./)(?!(?:home|Users)/{_FILE})(?:home/{_USER}|Users/{_SLASHED})"
-    rf"|(?<=\.\.\\/)(?!(?:home|Users)\\/{_FILE})(?:home\\/{_USER}|Users\\/{_ESCAPED})"
-    rf"|(?<=\.\.\\\\/)(?!(?:home|Users)\\\\/{_FILE})"
-    rf"(?:home\\\\/{_USER}|Users\\\\/{_ESCAPED_TWICE}))"
-    r"(?![\w.\-])"
-)
-HOME_PATH = re.compile(r"""(?:(?<=(?P<quote>["']))|(?<!["']))""" + _PATH)
+
+
+def _path(escape: str) -> str:
+    """A home path, a `\\` and `escape`'s letter after `C:/Users` or `../Users` being an escape,
+    no separator."""
+    return (
+        rf"(?:{_START}(?:/home/{_USER}|/Users/{_SLASHED}|\\/home\\/{_USER}|\\/Users\\/{_ESCAPED}"
+        rf"|\\\\/home\\\\/{_USER}|\\\\/Users\\\\/{_ESCAPED_TWICE})"
+        rf"|(?:(?:{_START}|{_EXTENDED_LENGTH})[A-Za-z]:"
+        r"(?:(?P<doubled>\\\\(?:\\\\)?)|(?P<slashed>\\?/)|(?P<escaped_twice>\\\\/)|\\)[Uu]"
+        r"(?(doubled)(?=sers(?:(?P=doubled)|/|\\/)))"
+        rf"(?(slashed)(?!sers\\{escape}))"
+        r"(?(escaped_twice)(?=sers(?:\\\\/|\\\\\\\\|/)))"
+        rf"|(?<=\.\.\\)U{_NO_FILE}|(?<=\.\.\\\\)U(?=sers(?:\\\\|/)){_NO_FILE}"
+        rf"|(?<=\.\.\\\\\\\\)U(?=sers(?:\\\\\\\\|/)){_NO_FILE}"
+        rf"|(?<=\.\./)U(?=sers\\(?!{escape})){_NO_FILE})"
+        rf"sers(?P<separator>{_SEP}){_windows(escape)}"
+        rf"|(?<=\.\./)(?!(?:home|Users)/{_FILE})(?:home/{_USER}|Users/{_SLASHED})"
+        rf"|(?<=\.\.\\/)(?!(?:home|Users)\\/{_FILE})(?:home\\/{_USER}|Users\\/{_ESCAPED})"
+        rf"|(?<=\.\.\\\\/)(?!(?:home|Users)\\\\/{_FILE})"
+        rf"(?:home\\\\/{_USER}|Users\\\\/{_ESCAPED_TWICE}))"
+        r"(?![\w.\-])"
+    )
+
+
+_QUOTE = r"""(?:(?<=(?P<quote>["']))|(?<!["']))"""
 # A relative path's quote comes before its climbs, not right before the home folder: this
 # reads from the quote over them (`"../../Users/Jo Ann"`), to the home folder at `climbed`.
-_QUOTED_CLIMB = re.compile(r"""(?P<quote>["'])(?:\.\.(?:\\{0,2}/|\\{1,4}))+(?P<climbed>)""" + _PATH)
+_CLIMBS_QUOTED = r"""(?P<quote>["'])(?:\.\.(?:\\{0,2}/|\\{1,4}))+(?P<climbed>)"""
+
+
+@cache
+def _patterns(json_text: bool) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A home path, and one read from the quote before its climbs (`_CLIMBS_QUOTED`), in JSON
+    text or in other text; compiled when first needed, as most texts are of one kind."""
+    path = _path(_JSON_ESCAPE if json_text else _NO_ESCAPE)
+    return re.compile(_QUOTE + path), re.compile(_CLIMBS_QUOTED + path)
+
+
 # Every match starts at `/home/`, `\/home\/` or `\\/home\\/`, or at `/Users/`, `\/Users\/`,
 # `\\/Users\\/` (after the slash, when `..` comes before it), a drive letter before `sers` or
 # the `U` after `..\` (or after `../` when a `\` follows `Users`): two str.find passes (`/home`,
@@ -167,7 +195,7 @@ def _candidates(text: str) -> list[int]:
     return starts
 
 
-def _quoted_climb(text: str, start: int) -> re.Match[str] | None:
+def _quoted_climb(text: str, start: int, climb: re.Pattern[str]) -> re.Match[str] | None:
     """The home path at `start` read from the quote that opens a relative path whose climbs
     (`../../`, `..\\`) end at `start`; None when no quote comes before them."""
     at = start
@@ -180,21 +208,23 @@ def _quoted_climb(text: str, start: int) -> re.Match[str] | None:
         at = before - 2
     if not start > at > 0 or text[at - 1] not in "\"'":
         return None
-    hit = _QUOTED_CLIMB.match(text, at - 1)
+    hit = climb.match(text, at - 1)
     return hit if hit is not None and hit.end("climbed") == start else None
 
 
-def _matches(text: str) -> list[tuple[int, int]]:
-    """(start, end) of every home path, in order, as HOME_PATH.finditer would find them (a
-    quote before a relative path's climbs counting as right before its home folder)."""
+def _matches(text: str, json_text: bool) -> list[tuple[int, int]]:
+    """(start, end) of every home path, in order, as the home path's pattern (`_patterns`)
+    would find them with finditer (a quote before a relative path's climbs counting as right
+    before its home folder)."""
     found: list[tuple[int, int]] = []
     end = 0
-    match = HOME_PATH.match
+    home_path, climb = _patterns(json_text)
+    match = home_path.match
     for start in _candidates(text):
         if start < end:
             continue
         if text[start - 1] in "/\\":
-            hit = _quoted_climb(text, start) or match(text, start)
+            hit = _quoted_climb(text, start, climb) or match(text, start)
         else:
             hit = match(text, start)
         if hit is not None:
@@ -203,31 +233,35 @@ def _matches(text: str) -> list[tuple[int, int]]:
     return found
 
 
-def count_home_paths(text: str) -> int:
+# Each function below reads `text` as JSON text unless told it is other text (`json_text`):
+# a `\\n` after `C:/Users` is then JSON's line break, no separator and name.
+
+
+def count_home_paths(text: str, *, json_text: bool = True) -> int:
     """How many home-directory paths `text` holds."""
-    return len(_matches(text))
+    return len(_matches(text, json_text))
 
 
-def first_home_path(text: str) -> int | None:
+def first_home_path(text: str, *, json_text: bool = True) -> int | None:
     """Offset of the first home-directory path, or None."""
-    found = _matches(text)
+    found = _matches(text, json_text)
     return found[0][0] if found else None
 
 
-def home_path_summary(text: str) -> tuple[int, int | None]:
+def home_path_summary(text: str, *, json_text: bool = True) -> tuple[int, int | None]:
     """How many home paths, and where the first starts (one pass)."""
-    found = _matches(text)
+    found = _matches(text, json_text)
     return len(found), (found[0][0] if found else None)
 
 
-def normalize_home_paths(text: str) -> str:
+def normalize_home_paths(text: str, *, json_text: bool = True) -> str:
     """`text` with every home-directory path replaced by `~`."""
-    return normalize_counted(text)[0]
+    return normalize_counted(text, json_text=json_text)[0]
 
 
-def normalize_counted(text: str) -> tuple[str, int]:
+def normalize_counted(text: str, *, json_text: bool = True) -> tuple[str, int]:
     """`text` with every home-directory path replaced by `~`, and how many were replaced."""
-    found = _matches(text)
+    found = _matches(text, json_text)
     if not found:
         return text, 0
     pieces: list[str] = []

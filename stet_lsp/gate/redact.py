@@ -96,13 +96,23 @@ def apply_redaction(
         position = finding.end_offset
     pieces.append(text[position:])
     # Secrets first, on the original text (their spans are valid there), then home paths.
-    redacted, homes = normalize_counted("".join(pieces))
+    redacted, homes = normalize_counted("".join(pieces), json_text=_json_text(path))
     return RedactionResult(
         text=redacted,
         findings=list(ordered),
         replacements=replacements,
         report=RedactionReport.from_findings(ordered, path, {HOME_PATH_RULE: homes}),
     )
+
+
+def _json_text(path: str | None) -> bool:
+    """Whether a text's home paths are read as JSON text's: a JSON file's, or a text of no
+    known path (which may be JSON)."""
+    if path is None:
+        return True
+    from stet_lsp.gate.scan import is_json_path  # loaded already by whoever scanned the text
+
+    return is_json_path(path)
 
 
 class Numbering:

@@ -139,7 +139,7 @@ _Scanned = tuple[list[Finding], int, "tuple[int, int] | None", int]
 
 def _scan(chunk: str, config: GateConfig, path: str, as_json: bool, home_paths: bool) -> _Scanned:
     spans = chunk_spans(chunk, config, path, as_json, cache=None)
-    count, first = home_path_summary(chunk) if home_paths else (0, None)
+    count, first = home_path_summary(chunk, json_text=as_json) if home_paths else (0, None)
     lines = LineIndex(chunk) if spans or first is not None or "\r" in chunk else None
     if lines is None:
         return [], count, None, chunk.count("\n")

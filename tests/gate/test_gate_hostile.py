@@ -4,6 +4,7 @@ import json
 import random
 import re
 import time
+from functools import partial
 
 import gate_corpus
 import pytest
@@ -130,8 +131,9 @@ def test_home_path_pieces_repeated_stay_linear(unit: str) -> None:
     might start is tried once, and a quote before a relative path's climbs is looked for
     over them once."""
     text = (unit * (1_000_000 // len(unit) + 1))[:1_000_000] + " /home/bob/x"
-    normalized = within(10, lambda: normalize_home_paths(text))
-    assert normalized.endswith(" ~/x")
+    for json_text in (True, False):
+        normalized = within(10, partial(normalize_home_paths, text, json_text=json_text))
+        assert normalized.endswith(" ~/x")
 
 
 def test_binary_looking_text() -> None:

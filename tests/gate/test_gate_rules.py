@@ -19,6 +19,7 @@ from stet_lsp.gate import (
     redact_text,
     scan_text,
 )
+from stet_lsp.gate.stream import scan_blocks
 
 RNG = random.Random(99)
 
@@ -442,6 +443,30 @@ def test_home_paths_with_escaped_slashes_inside_a_json_string() -> None:
     }
     assert result.report.counts() == {"home-path": 3}
     assert normalize_home_paths(result.text) == result.text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("cd C:/Users\\nancy\\proj", "cd ~\\proj"),
+        ("C:/Users\\tom\\x and C:/Users\\ursula", "~\\x and ~"),
+        ("../Users\\nancy\\x", "../~\\x"),
+    ],
+)
+def test_a_backslash_after_users_in_plain_text_is_a_separator(text: str, expected: str) -> None:
+    """In text that is no JSON (a log, the narration), a `\\` after `C:/Users` is a separator
+    (`os.path.join` mixes them) whatever follows it: `\\nancy` is no JSON line break. The
+    same path in a JSON file loses its name too, its `\\` escaped there, while JSON's own line
+    break after `C:/Users` stays one."""
+    for path in ("notes.txt", "narration.md"):
+        result = redact_text(text, path=path)
+        assert result.text == expected
+        assert scan_blocks(lambda: [text], GateConfig(), path).home_paths == text.count("Users")
+    record = json.dumps({"content": text}) + "\n"
+    assert json.loads(redact_text(record, path="e.jsonl").text) == {"content": expected}
+    kept = '{"a": "cd C:/Users\\nls"}\n'
+    assert redact_text(kept, path="e.jsonl").text == kept
+    assert scan_blocks(lambda: [kept], GateConfig(), "e.jsonl").home_paths == 0
 
 
 @pytest.mark.parametrize("prefix", ["", "\\\\?\\", "\\\\.\\"])
