@@ -110,6 +110,10 @@ _VERDICT_LINE = re.compile(
 )
 # How far a verdict line's neighbour is looked for: a test's name and its notes.
 _VERDICT_REACH = 400
+# A line naming a user (`USER: bob`, `Username: bob`, `login: bob`): a `PASS:` line right
+# after it is that login's password, whatever lines follow; a test log names no user
+# between its verdicts.
+_USERS_NAME_LINE = re.compile(r"[ \t]{0,16}(?i:user(?:[ _]?name)?|login)[ \t]{0,4}[:=]")
 _BREAKS = ("\n", "\\n")  # a newline, raw or escaped (`\\n` in a JSON string)
 # An OpenPGP key's id or fingerprint (16 or 40 hex digits) under a GPG or PGP key's name: the
 # public key that signs a release, as the official Python images set it (`GPG_KEY=A035C8C1…`,
@@ -639,8 +643,9 @@ class RuleScanner:
         """Whether the value at `start:end` is the test's name on a verdict line of a test log
         (`_VERDICT_LINE`): its key (`PASS`) starts the line, perhaps indented or after Go's
         `--- `, a colon and one blank stand between them, and the line before or the one
-        after is a verdict line too. A lone `PASS: …` is a note's or a mapping's password as
-        well as a test's verdict (`USER: bob` then `PASS: hunter22`)."""
+        after is a verdict line too, and the line before names no user. A lone `PASS: …` is a
+        note's or a mapping's password as well as a test's verdict (`USER: bob` then `PASS:
+        hunter22`), and so is one right after a user's name among verdicts."""
         text = self.text
         key_start, key_end = match.span("key")
         if key_start > 0 and text.startswith("\\n", key_start - 1):
@@ -658,15 +663,18 @@ class RuleScanner:
             return False
         if text.startswith("--- ", key_start - 4) and _GO_VERDICT_TIME.match(text, end):
             return True  # Go's own line, alone too: `--- PASS: TestParse/case_1 (0.00s)`
+        broken = [m for m in breaks if line >= len(m) and text.startswith(m, line - len(m))]
+        if broken:
+            before = line - len(broken[0])
+            previous = _line_start(text, before, _VERDICT_REACH, breaks)
+            if previous >= 0 and _USERS_NAME_LINE.match(text, previous, before) is not None:
+                return False  # `USER: bob` then `PASS: Summer-2024`: a login's password
+            if previous >= 0 and _VERDICT_LINE.match(text, previous, before) is not None:
+                return True
         for mark in breaks:
             found = text.find(mark, end, end + _VERDICT_REACH)
             if found >= 0 and _VERDICT_LINE.match(text, found + len(mark)) is not None:
                 return True
-            if line >= len(mark) and text.startswith(mark, line - len(mark)):
-                before = line - len(mark)
-                previous = _line_start(text, before, _VERDICT_REACH, breaks)
-                if previous >= 0 and _VERDICT_LINE.match(text, previous, before) is not None:
-                    return True
         return False
 
     def _closes_what_opened_on(self, key_start: int, start: int, end: int) -> bool:

@@ -747,6 +747,17 @@ def test_a_pass_line_that_is_no_verdict_is_judged_as_a_passwords(text: str, pass
             assert "x86-64-pr20141" in redacted  # the test's names beside it stay
 
 
+@pytest.mark.parametrize("user", ["USER: bob", "User: bob", "Username: bob", "login: bob"])
+def test_a_pass_line_right_after_a_users_name_is_no_verdict(user: str) -> None:
+    """A `PASS:` line right after a line naming a user is the password of that login, though
+    a verdict line follows it: a log names no user between its verdicts."""
+    text = f"{_LOG}{user}\nPASS: Summer-2024\n{_LOG}"
+    for scanned, path in ((text, "notes.txt"), (json.dumps({"o": text}) + "\n", "e.jsonl")):
+        redacted = redact_text(scanned, path=path, cache=None).text
+        assert "Summer-2024" not in redacted
+        assert redacted.count("x86-64-pr20141") == 2  # the test's names beside it stay
+
+
 @pytest.mark.parametrize(
     "line",
     [
