@@ -584,15 +584,29 @@ def _literal_around(text: str, offset: int, after: int) -> tuple[int, int]:
         break
     ceiling = min(len(text), offset + after)
     newline = text.find("\n", offset, ceiling)
+    cut = newline < 0 and ceiling < len(text)
     ceiling = newline if newline >= 0 else ceiling
     end = offset
     while True:
         quote = text.find('"', end, ceiling)
         if quote < 0:
-            return start, ceiling
+            return start, _line_end(text, ceiling) if cut else ceiling
         if not _escaped(text, quote):
             return start, quote
         end = quote + 1
+
+
+def _line_end(text: str, at: int) -> int:
+    """Where the line of a JSON string that a window cut at `at` ends: before its next
+    escaped line break (`\\n`), newline or quote, at most _DECODE_BEFORE characters on, so a
+    value across the cut is read whole (`Passed: compiler/c2/TestTopCastIIOn|Undetected….java`
+    read without its extension was no test's path); `at` when none is that near."""
+    reach = min(len(text), at + _DECODE_BEFORE)
+    ends = [text.find(mark, at, reach) for mark in ("\\n", "\n", '"')]
+    end = min((found for found in ends if found >= 0), default=at)
+    while end > at and _escaped(text, end):
+        end -= 1  # `\\\\n` is an escaped backslash and an `n`; `\\"` a quote in the string
+    return end
 
 
 def _escaped(text: str, index: int) -> bool:

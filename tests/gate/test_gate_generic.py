@@ -562,6 +562,22 @@ def test_a_long_test_log_in_a_json_string_keeps_its_tests_names() -> None:
         assert scan_text(record, path="e.jsonl", cache=None) == [], width
 
 
+def test_a_jtreg_log_in_a_json_string_keeps_its_tests_paths() -> None:
+    """A window of a JSON string decoded around a hit ended where it fell: a test's path on
+    a jtreg `Passed:` line across that end read as `compiler/c2/TestTopCastIIOn`, without the
+    extension that makes it a test's source, and was redacted, with every copy of it."""
+    names = [
+        "compiler/c2/Test6866651.java",
+        "compiler/c2/Test7041100.java",
+        "compiler/c2/TestTopCastIIOnUndetectedDeadPath4.java#JDK-8293941",
+    ]
+    for repeats in range(1, 80, 3):
+        log = "".join(f"Passed: {name}\n" for name in names * repeats)
+        assert scan_text(log, path="jtreg.log", cache=None) == []
+        record = json.dumps({"type": "tool_result", "content": log}) + "\n"
+        assert scan_text(record, path="e.jsonl", cache=None) == [], repeats
+
+
 @pytest.mark.parametrize(
     ("text", "value"),
     [
