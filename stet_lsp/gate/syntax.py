@@ -192,8 +192,12 @@ _EXPRESSION_OPERATOR = re.compile(r"[\"']?\]?[ \t]{0,4}(?::|=>?)[ \t]{0,4}")
 _PROPERTY_BEFORE = re.compile(r"[{,(?][ \t]{0,4}[\"']?\Z")
 _MEMBER_END = re.compile(r",[ \t]{0,4}(?:\r|\n|\\{1,64}[rn]|\Z)")
 # An environment file's line (`DB_PASSWORD=…` at the line's start): text, never code.
-# An environment file's name at its line's start, indented or as a diff's line shows it.
-_ENV_LINE_NAME = re.compile(r"(?:^|[\r\n\"]|\\[nr])[+\- ]?[ \t]{0,8}(?:export[ \t]{1,4})?\Z")
+# An environment file's name at its line's start, indented or as a diff's line shows it, after
+# the number a file view puts before each line (`     6\t`, `     6→`).
+_ENV_LINE_NAME = re.compile(
+    r"(?:^|[\r\n\"]|\\[nr])(?:[ \t]{0,16}[0-9]{1,7}(?:\t|→))?"
+    r"[+\- ]?[ \t]{0,8}(?:export[ \t]{1,4})?\Z"
+)
 _UPPER_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
 _PARAMETER_OPENERS = ("?", "&", ";")
 # An optional chain of names (`config?.core?.askpass`): what a pretty-printed object's last

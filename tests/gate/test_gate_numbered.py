@@ -41,7 +41,24 @@ def test_a_file_shown_with_line_numbers_loses_what_the_file_would(
         if as_json:
             json.loads(redacted.text)  # still JSON
     assert checked > 1000
-    assert missed == [], f"seed {seed}"
+    assert missed == [], gate_corpus.seed_note(seed)
+
+
+@pytest.mark.parametrize("separator", ["\t", "→"], ids=["tab", "arrow"])
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_an_environment_line_shown_with_its_number_is_still_no_code(
+    separator: str, as_json: bool
+) -> None:
+    # A generated key whose signs read as an expression (`a&v+oes=((i8a`) is an environment
+    # file's value at the line's start, as a diff shows it; a line number before the line
+    # kept it for code (seed 965852704 of the corpus).
+    secret = "cahos2393o&v&v5qh+oes=((i8a$f2=r2ygqal_i820!=yqj1*"
+    diff = f"--- a/.env\n+++ b/.env\n@@ -1,2 +1,3 @@\n DEBUG=false\n+SECRET_KEY={secret}\n"
+    assert secret not in redact_text(diff, path="read.txt").text
+    shown = _numbered(diff, separator)
+    text = json.dumps({"output": shown}, ensure_ascii=False) + "\n" if as_json else shown
+    redacted = redact_text(text, path="events.jsonl" if as_json else "read.txt").text
+    assert not gate_corpus.surviving_fragments(redacted, (secret,)), redacted
 
 
 @pytest.mark.parametrize(
