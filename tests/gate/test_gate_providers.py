@@ -8,13 +8,12 @@ import json
 import random
 import re
 import string
-import time
 from collections.abc import Callable, Iterator
 
 import gate_corpus
 import gate_corpus_providers
 import pytest
-from deadline import time_limit
+from deadline import processor_time, time_limit
 
 from stet_lsp.gate import GateConfig, ResultCache, redact_text, scan_text
 from stet_lsp.gate.rules import RULES
@@ -87,10 +86,10 @@ def test_provider_pattern_is_linear_on_near_misses(rule: object) -> None:
     with time_limit(20):
         for anchor in rule.anchors:
             for text in _near_misses(anchor, rule.prefix):
-                started = time.perf_counter()
+                started = processor_time()
                 for _ in rule.pattern.finditer(text):
                     pass
-                assert time.perf_counter() - started < 5
+                assert processor_time() - started < 5
 
 
 def test_one_megabyte_of_provider_near_misses_is_scanned_and_redacted() -> None:
@@ -997,9 +996,9 @@ def test_structure_rules_are_linear(unit: str) -> None:
     text = (unit * (300_000 // len(unit) + 1))[:300_000]
     with time_limit(60):
         for path in ("notes.md", "events.jsonl"):
-            started = time.perf_counter()
+            started = processor_time()
             redact_text(text, path=path, cache=None)
-            assert time.perf_counter() - started < 20
+            assert processor_time() - started < 20
 
 
 def test_public_app_keys_stay_and_laravel_app_key_goes() -> None:
