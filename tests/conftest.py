@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import gate_corpus  # noqa: F401  (draws the run's seed before pytest-xdist starts its workers)
+import gate_corpus  # noqa: F401  (draws a seed asked for before pytest-xdist starts workers)
 import pygit2
 import pytest
 from repos import make_repo

@@ -12,8 +12,8 @@ if str(TESTS) not in sys.path:
 def pytest_report_header() -> str:
     import gate_corpus
 
-    seed = gate_corpus.RUN_SEED
-    return f"gate corpus: values of seed {seed} this run ({gate_corpus.SEED_VARIABLE}={seed})"
+    seeds = ", ".join(map(str, gate_corpus.RUN_SEEDS))
+    return f"gate corpus: values of seeds {seeds} ({gate_corpus.SEED_VARIABLE}=<seed> adds one)"
 
 
 @pytest.fixture

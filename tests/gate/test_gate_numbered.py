@@ -17,7 +17,7 @@ def _numbered(text: str, separator: str) -> str:
     return "".join(f"{n:6}{separator}{line}\n" for n, line in enumerate(text.splitlines(), 1))
 
 
-@pytest.mark.parametrize("seed", sorted({gate_corpus.FIXED_SEED, gate_corpus.RUN_SEED}))
+@pytest.mark.parametrize("seed", gate_corpus.RUN_SEEDS)
 @pytest.mark.parametrize("separator", ["\t", "→"], ids=["tab", "arrow"])
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
 def test_a_file_shown_with_line_numbers_loses_what_the_file_would(
