@@ -538,11 +538,7 @@ class RuleScanner:
             if offset < self._token_until.get(priority, -1):
                 return False
             match = rule.pattern.match(text, offset)
-            if match is None or (
-                rule.stands is not None and not rule.stands(text, offset, self.escapes)
-            ):
-                return False
-            return self._accept(priority, rule, match)
+            return match is not None and self._accept(priority, rule, match)
         if rule.after is not None and rule.after.match(text, offset + anchor_length) is None:
             return False
         start = offset

@@ -95,15 +95,6 @@ _PREFIX = re.compile(
     r"[^\s'\"-][^\s'\"]*\s+"
     r"|kubectl\s+exec\s+[^;&|\n]{0,200}?\s--\s+['\"]?)*"
 )
-# A line a secret manager writes when it fails to read a value (`[ERROR] 2026/01/01 …` of
-# `op`, `ERROR: (gcloud.secrets.versions.access) …`, `Error reading secret/db: …` and `No
-# value found at …` of `vault`, `│ Error: …` of `terraform`), or the shell's when it finds
-# no such command.
-_FAILURE = re.compile(
-    r"^[ \t│╷]*+(?:\[ERROR\]|ERROR:|Error[: ]|No value found at "
-    r"|[^\n]*?(?:command not found|: not found\r?$))",
-    re.MULTILINE,
-)
 # The most lines of the output one printing command may have printed, as far as the pairing
 # knows (echoes that may print none before it), before the pairing stops.
 _CANDIDATES = 8
@@ -137,7 +128,6 @@ def printed_secrets(
     trailing = max(0, len(lines) - end - output.endswith("\n"))
     parts = _commands(command)
     kinds = _Kinds(parts, succeeded, output.count("\n") + (output[-1:] not in ("", "\n")))
-    kinds.failure_shown = _FAILURE.search(output) is not None
     forwards = _paired(kinds, range(len(kinds)), end - head, head, from_start=True)
     pairs = dict.fromkeys((printed, head + line) for printed, line in forwards)
     # Counted from the end: what the last printing commands printed ends the output when
@@ -196,8 +186,6 @@ class _Kinds:
 
         self.parts = parts
         self.lines = lines
-        # Whether the output shows that a secret manager failed to read a value.
-        self.failure_shown = False
         self.known: dict[int, str] = {}
         # Each printing command as it is shown, by its place and the line of its own it
         # prints (the first, or the variable's of a print of several): from its name on.
@@ -274,10 +262,6 @@ class _Kinds:
             word in ("-o", "--out-file") or word.startswith("--out-file=") for word in words
         ):
             return _NOTHING  # written to a file
-        if self.failure_shown and at not in self.succeeded:
-            # (it may be the one that failed: it printed no value, and its error where a
-            # harness puts it, maybe after the other lines)
-            return _MAYBE_VALUE
         return _VALUE
 
     def _each_printed(self, name: str) -> list[str | None] | None:

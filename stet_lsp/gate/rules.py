@@ -22,9 +22,6 @@ Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
 BlockEnd = Callable[[str, re.Match[str], int], int | None]
 """(text, the match, reach) -> where the block the match starts ends; None: no block."""
-Standing = Callable[[str, int, bool], bool]
-"""(text, the anchor's offset, whether JSON escapes may stand in the text) -> whether a match
-there stands where the rule reads one."""
 
 TOKEN = "A-Za-z0-9_-"
 BASE64 = "A-Za-z0-9+/="
@@ -66,10 +63,6 @@ class Rule:
     It is searched in those characters in lower case, so it is written in lower case without
     `(?i:…)`: the regular expression engine skips ahead to a literal's first character only in
     a pattern that ignores no case (ten times faster on transcripts)."""
-    stands: Standing | None = None
-    """For anchor rules: whether a match at the anchor stands where the rule reads one, told
-    from the text before it on its line (a printing command's name that starts a command,
-    not text in a quoted argument)."""
     written_passwords: bool = False
     """For assignments: a short password a person wrote after a password's name is a secret
     though the check finds it no random value (`heuristics.is_written_password`)."""

@@ -1516,7 +1516,7 @@ ENCODED_ENV_FILE = Rule(
 # log or a tool's output (`op read op://vault/item/password`, `terraform output -raw
 # db_password`, `vault kv get -field=password secret/db`, `gcloud secrets versions access
 # latest --secret=db`, `echo "$DB_PASSWORD"`). Not a command whose output goes elsewhere
-# (`$(op read …)`, `| …`, `> file`) nor one in quotes on its line (a pattern searched for:
+# (`$(op read …)`, `| …`, `> file`) nor one a quote opens (a pattern searched for:
 # `grep -rl 'echo $API_TOKEN' .`); the line after it holds one run of characters and
 # nothing else.
 PRINTING_COMMANDS = (
@@ -1557,39 +1557,6 @@ _PRINTED_VARIABLE = (
     + r"|printenv [ \t]{0,3}"
     + _CREDENTIAL_VARIABLE
 )
-# How far back a printing command's line is read for a quote it stands in.
-_COMMAND_LEAD = 256
-# A line's text before a command, every quote it opens closed: the shell's quotes and
-# escapes, as a terminal shows them; in a JSON string, where the shell's double quote is
-# `\"`, after the escaped line break or the string's opening quote its line starts at.
-_QUOTES_CLOSED = re.compile(r"""(?:[^'"\\]++|\\.|'[^']*+'|"(?:[^"\\]++|\\.)*+")*+""", re.DOTALL)
-_ESCAPED_QUOTES_CLOSED = re.compile(
-    r"""(?:[^'\\]++|\\[^"]|'[^']*+'|\\"(?:[^\\]++|\\[^"])*+\\")*+""", re.DOTALL
-)
-_JSON_LINE_START = re.compile(r'.*(?:\\[nr]|(?<!\\)")', re.DOTALL)
-# A quoted value's opening quote, a JSON member's or element's or a variable's (`NAME="…`),
-# where a quote stands open before a printing command in text not known as JSON: the text
-# it holds starts a line.
-_QUOTED_VALUE_START = re.compile(r'.*[:\[,=]\s*"', re.DOTALL)
-
-
-def _stands_as_a_command(text: str, offset: int, escapes: bool) -> bool:
-    """Whether the printing command at `offset` stands outside quotes on its line, a command
-    (`$ op read …`, `cd app && echo "$X"`), not text in another's quoted argument (`grep
-    -rn 'curl x; echo $API_TOKEN' .`, `git commit -m 'stop echo $GITHUB_TOKEN'`)."""
-    start = max(
-        text.rfind("\n", max(0, offset - _COMMAND_LEAD), offset) + 1, offset - _COMMAND_LEAD
-    )
-    before = text[start:offset]
-    if not escapes:
-        if _QUOTES_CLOSED.fullmatch(before) is not None:
-            return True
-        line = _QUOTED_VALUE_START.match(before)
-        return line is not None and _ESCAPED_QUOTES_CLOSED.fullmatch(before, line.end()) is not None
-    line = _JSON_LINE_START.match(before)
-    return _ESCAPED_QUOTES_CLOSED.fullmatch(before, 0 if line is None else line.end()) is not None
-
-
 # The rest of a command's line, up to what would send its output elsewhere.
 _COMMAND_REST = r"(?:[^\r\n\\|>)`;&]|\\[^nr])"
 PRINTED_SECRET = Rule(
@@ -1610,7 +1577,6 @@ PRINTED_SECRET = Rule(
     anchors=PRINTING_COMMANDS,
     reach=800,
     multiline=True,
-    stands=_stands_as_a_command,
     check=lambda value, strict: (
         not value.endswith(":") and heuristics.looks_like_env_literal(value)
     ),

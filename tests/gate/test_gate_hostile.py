@@ -301,26 +301,6 @@ def test_a_megabyte_of_command_near_misses_is_scanned(unit: str) -> None:
         scan_text(text, cache=ResultCache())
 
 
-@pytest.mark.parametrize(
-    "unit",
-    [
-        "'a' op read x\nXk9mQ2vLp8\n",
-        ": " + " " * 60 + '"op read x\nXk9mQ2vLp8\n',
-        '\\" op read op read op read x\nXk9mQ2vLp8\n',
-        "' " * 400 + "op read x\nXk9mQ2vLp8\n",
-    ],
-    ids=["closed", "json-start", "escaped", "quotes"],
-)
-def test_printing_commands_read_for_the_quotes_before_them_in_linear_time(unit: str) -> None:
-    """Each printing command's line is read back for a quote it stands in, at most 256
-    characters: half a megabyte of them, as plain text and as JSON (where each one in quotes
-    is read again in its decoded line)."""
-    text = unit * (500_000 // len(unit))
-    with time_limit(20, "quotes before printing commands"):
-        scan_text(text, config=GateConfig(), cache=None)
-        scan_text(json.dumps({"c": text}), config=GateConfig(), path="x.jsonl", cache=None)
-
-
 @pytest.mark.parametrize("unit", ["printf ", "echo $"])
 def test_one_long_line_of_anchors_is_scanned_in_linear_time(unit: str) -> None:
     """Six megabytes on one line, an anchor every few characters: each hit looked for its
@@ -376,17 +356,6 @@ def test_what_prints_of_several_variables_printed_is_told_in_linear_time(command
     """Whether a print of several variables printed a line each is told once a call."""
     with time_limit(10, "prints of several variables"):
         printed_secrets(command, "Xk9mQ2vLp8rT4wZ\nZt4kWq9Lm2Xp7Hn\n", GateConfig())
-
-
-@pytest.mark.parametrize(
-    "output",
-    ["x" * 2_000_000, "not fo" * 300_000, "command not\n" * 200_000, " " * 2_000_000],
-    ids=["one-line", "near-misses", "lines", "blanks"],
-)
-def test_a_failure_is_looked_for_in_linear_time(output: str) -> None:
-    """A secret manager's failure is looked for once in the output, each line read once."""
-    with time_limit(10, "a failure"):
-        printed_secrets("ls; op read op://v/i/p; true", output, GateConfig())
 
 
 def test_what_many_printing_commands_printed_is_found_in_linear_time() -> None:

@@ -1352,11 +1352,6 @@ def test_a_failed_call_s_last_line_is_not_taken_for_a_value(root: Path, tmp_path
         # several variables printed: which is set, or whose value it is, is not known
         ("printenv NPM_TOKEN GITHUB_REPOSITORY || true", "octo-org/web-app\n"),
         ("printenv GITHUB_REPOSITORY GITHUB_SHA", "octo-org/web-app\nci-fix-2\n"),
-        # a read that failed, its error shown, in a call that succeeded
-        (
-            "ls; op read op://Private/db/password; true",
-            "[ERROR] 2026/01/01 10:00:00 item not found\nsrc\nocto-org/web-app\n",
-        ),
         # a printing command's text in another's arguments
         ("grep -rl 'echo $API_TOKEN' .", "Makefile\n"),
         ("git commit -qm 'ci: stop echo $GITHUB_TOKEN'; git branch --show-current", "ci-fix-2\n"),
