@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.safefs import read_regular
-from stet_lsp.trajectory.events import EventBase, SessionEnd, SourceRef
+from stet_lsp.trajectory.events import SessionEnd, SourceRef
 from stet_lsp.trajectory.importers.base import ParsedSession
 from stet_lsp.trajectory.meta import Meta
 from stet_lsp.trajectory.store import EVENTS, META, Folder, folders, read_small
@@ -145,13 +145,11 @@ def committed_sessions(root: Path) -> dict[tuple[str, str], list[str]]:
     return held
 
 
-def leave_out(parsed: ParsedSession, part: CommittedPart) -> list[EventBase]:
+def leave_out(parsed: ParsedSession, part: CommittedPart) -> None:
     """Takes out of `parsed` the events and problems of the records `part` holds (the main
-    session's start aside), and returns those events. The session's end no longer carries the
-    whole session's reported cost: the part committed counted it already, and what is left
-    counts its own requests."""
+    session's start aside). The session's end no longer carries the whole session's reported
+    cost: the part committed counted it already, and what is left counts its own requests."""
     kept = []
-    left_out = []
     for event in parsed.events:
         own_start = (
             event.kind == "session_start"
@@ -160,8 +158,6 @@ def leave_out(parsed: ParsedSession, part: CommittedPart) -> list[EventBase]:
         )
         if own_start or not _held(part, event.source):
             kept.append(event)
-        else:
-            left_out.append(event)
     left = len(parsed.events) - len(kept)
     parsed.events[:] = kept
     parsed.problems[:] = [
@@ -174,7 +170,6 @@ def leave_out(parsed: ParsedSession, part: CommittedPart) -> list[EventBase]:
             event.cost_usd = None
     if left:
         parsed.dropped[COMMITTED] += left
-    return left_out
 
 
 class CommittedAlready(StetError):

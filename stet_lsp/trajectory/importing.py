@@ -19,16 +19,14 @@ from __future__ import annotations
 
 import codecs
 import contextlib
-import functools
 import hashlib
-import itertools
 import json
 import os
 import posixpath
 import re
 import stat
 from collections import Counter
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -69,7 +67,6 @@ from stet_lsp.trajectory.printed import secrets_calls_printed
 from stet_lsp.trajectory.redacted_before import RedactedBefore
 from stet_lsp.trajectory.renames import follow_rename
 from stet_lsp.trajectory.store import (
-    COMMITTED,
     COMPOSING,
     EVENTS,
     GRADUATION_SESSION,
@@ -197,8 +194,8 @@ def _import(
         except CountedTwice as error:
             raise StetError(f"{source}: {error}") from None
         digest = sources_sha256(sources, parsed.consulted, part)
-        left_out = leave_out(parsed, part) if part is not None else []
         if part is not None:
+            leave_out(parsed, part)
             refuse_nothing_since(source, parsed, part)
         record = read_record(folder, stem)
         config = _as_strict_as_before(config, record)
@@ -218,7 +215,7 @@ def _import(
         continues = part.trajectories if part is not None else ()
         with _stored_until_composed(target, folder, stem):
             record = _store_session(
-                target, folder, stem, parsed, sources, digest, config, continues, left_out
+                target, folder, stem, parsed, sources, digest, config, continues, record
             )
             tell("composing")
             compose(target, folder, config)
@@ -526,14 +523,13 @@ def _store_session(
     digest: str,
     config: GateConfig,
     continues: tuple[str, ...],
-    left_out: list[EventBase],
+    previous: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Store the parsed session as `write_session` does, its events through the gate on the
     way to the file (a chunk at a time: the redacted text is never held whole, nor a second
     copy of it); its record, also through the gate, is written after and returned. What the
-    session stored before held redacted stays redacted (`redacted_before`): a value carried
-    into it from another session's findings; and so does what the committed trajectories it
-    `continues` hold redacted of the events `left_out` (the part they hold)."""
+    session stored before (its record `previous`) held redacted stays redacted
+    (`redacted_before`): a value carried into it from another session's findings."""
     from stet_lsp.gate.parallel import MIN_PARALLEL_SIZE
     from stet_lsp.gate.stetignore import StetIgnore
     from stet_lsp.gate.stream import redact_blocks
@@ -556,12 +552,13 @@ def _store_session(
     events.clear()
     parsed.events.clear()
     sessions = make_dirs(target.root, folder.relative / SESSIONS)
-    committed = [target.root / COMMITTED / trajectory / EVENTS for trajectory in continues]
-    before = RedactedBefore.read([sessions / f"{stem}.jsonl", *committed], target.root, config)
-    earlier = None
-    if before is not None:
-        held = _left_out_lines([e for e in left_out if before.may_hold(e)], normalizer)
-        earlier = functools.partial(_values_after, before, held)
+    before = RedactedBefore.read(
+        sessions / f"{stem}.jsonl",
+        target.root,
+        config,
+        _source_names(previous),
+        [source.name for source in sources],
+    )
     with atomic_writer(sessions / f"{stem}.jsonl", target.root) as stream:
         report = redact_blocks(
             lambda: blocks,
@@ -570,9 +567,9 @@ def _store_session(
             lambda chunk: stream.write(chunk.encode("utf-8")),
             parallel=sum(map(len, blocks)) >= MIN_PARALLEL_SIZE,
             known=known,
-            earlier=earlier,
+            earlier=before.values if before is not None else None,
         )
-        del before, earlier
+        del before
         record = _session_record(
             parsed, sources, digest, config, first_time, count, report, continues
         )
@@ -584,19 +581,14 @@ def _store_session(
     return record
 
 
-def _left_out_lines(left_out: list[EventBase], normalizer: Normalizer) -> Iterator[str]:
-    """The events a committed trajectory holds already, as JSON Lines the gate reads (paths
-    made relative, home paths as `~`), for what it held redacted of them."""
-    from stet_lsp.gate.homepaths import normalize_counted
-
-    for block in _normalised_blocks(normalizer.events(left_out), normalizer, []):
-        yield normalize_counted(block)[0]
-
-
-def _values_after(
-    before: RedactedBefore, held: Iterator[str], drafts: Iterator[str]
-) -> Iterable[tuple[str, int, str]]:
-    return before.values(itertools.chain(held, drafts))
+def _source_names(record: dict[str, Any] | None) -> list[str]:
+    """The names of the source files a session's record lists."""
+    listed = record.get("sources") if record is not None else None
+    if not isinstance(listed, list):
+        return []
+    return [
+        str(source["name"]) for source in listed if isinstance(source, dict) and "name" in source
+    ]
 
 
 def secrets_in_sheet(
