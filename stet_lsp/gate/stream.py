@@ -195,9 +195,9 @@ def redact_blocks(
     uses already (so redacting twice changes nothing and no marker is reused), then to write.
     Only the findings are kept between the two. `known`: other texts and what was found in
     them (`printed.printed_secrets`), each value redacted wherever it stands in this one.
-    `earlier`: given the text as redacted so far (each chunk, in order; `blocks` read once
-    more), the values an earlier redaction of the same content held redacted where this one
-    does not, each redacted wherever it stands, under its earlier marker where it is free."""
+    `earlier`: given the text as the gate reads it, before any marker (each chunk, in order;
+    `blocks` read once more), the values an earlier redaction of the same content held
+    redacted, each redacted wherever it stands, under its earlier marker where it is free."""
     findings: list[Finding] = []
     homes = 0
     repeats = Repeats(is_json_path(path))
@@ -215,11 +215,11 @@ def redact_blocks(
             numbering.know(part.text, part.findings, part.offset)
             chunks.append(_Read.of(part))
     if earlier is not None:
-        draft = Numbering(dict(used))
+        # The text before any marker of its own: a value found now beside one held redacted
+        # before leaves the line as it was then. Fixed replacements (a home path's `~`) are
+        # made, as they were then.
         drafts = (
-            apply_redaction(
-                chunk, read.local() + repeats.findings(chunk, read.local()), numbering=draft
-            ).text
+            apply_redaction(chunk, [f for f in read.local() if f.replacement is not None]).text
             for read, chunk in _again(chunks, blocks, path)
         )
         for rule, number, value in earlier(drafts):
@@ -238,9 +238,8 @@ def redact_blocks(
 
 
 Earlier = Callable[[Iterator[str]], Iterable[tuple[str, int, str]]]
-"""Given a text as redacted now, a chunk at a time, the values an earlier redaction of the
-same content held redacted and this one shows: (rule, number of its marker, value as the text
-writes it)."""
+"""Given a text before its markers, a chunk at a time, the values an earlier redaction of the
+same content held redacted: (rule, number of its marker, value as the text writes it)."""
 
 
 @dataclass(frozen=True)

@@ -4,12 +4,14 @@ A session's stored events can hold redactions its own transcript does not explai
 the narration's gate found in another session, carried into every stored session
 (`importing._carry_into_sessions`). Gating the transcript again (the session grew, the gate
 changed) finds no such value, and once every stored session holds it redacted no compose
-finds it either. So the session stored before is compared with the one gated now, event by
-event (each event points back to its source file and line): where the earlier line has a
-marker and the new one has text, that text is the value, and it is redacted wherever it
-stands in the new session, under the earlier marker. Nothing keeps the values but the
-comparison: the earlier session is read a line at a time, and only its lines that hold a
-marker are kept.
+finds it either. So the session stored before is compared with the one gated now, as the
+gate reads it before any marker of its own, event by event (each event points back to its
+source file and line): where the earlier line has a marker and the new one has text, that
+text is the value, and it is redacted wherever it stands in the new session, under the
+earlier marker. Read before its markers, a line whose other text the gate redacts now (a
+value the grown session gives away) is still the earlier line but for the markers' places.
+Nothing keeps the values but the comparison: the earlier session is read a line at a time,
+and only its lines that hold a marker are kept.
 """
 
 from __future__ import annotations
@@ -102,8 +104,8 @@ class RedactedBefore:
 
     def values(self, chunks: Iterator[str]) -> Iterable[tuple[str, int, str]]:
         """(rule, marker's number, value as the line writes it) of each value an earlier line
-        held redacted where the same event's line in `chunks` (the session gated again, a
-        chunk at a time) shows it."""
+        held redacted where the same event's line in `chunks` (the session gated again, before
+        any marker of its own, a chunk at a time) shows it."""
         found: dict[str, tuple[str, int]] = {}
         keys = _Keys({})
         rest = ""

@@ -4,11 +4,17 @@ values at its markers' places, read from the same events' lines."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 
+from claude_transcript import START, Transcript
+
+from stet_lsp.core.targets import resolve_target
 from stet_lsp.gate.allowlist import Allowlist
 from stet_lsp.gate.config import GateConfig
 from stet_lsp.trajectory.redacted_before import RedactedBefore
+from stet_lsp.trajectory.store import working_folder
 
 TOKEN = "kq8ZrT2vLx9NwB4mYp7Hs"
 OTHER = "Zp4Wq9LmT2xR7vKc8NbY"
@@ -116,3 +122,82 @@ def test_an_event_abandoned_since_is_the_same_event(tmp_path: Path) -> None:
     before = [line("got [REDACTED:npm-auth-token#1] back")]
     now = [line(f"got {TOKEN} back", abandoned=True)]
     assert values(tmp_path, before, now) == [("npm-auth-token", 1, TOKEN)]
+
+
+# -- a session imported again through the command line ---------------------------------------
+
+SESSION_A = "aaaaaaaa-1111-4222-8333-444455556666"
+SESSION_B = "bbbbbbbb-1111-4222-8333-444455556666"
+CARRIED = "[REDACTED:npm-auth-token#1]"
+Stet = Callable[..., tuple[int, str, str]]
+
+
+def imported(stet: Stet, root: Path, source: Path) -> None:
+    code, _, err = stet("trajectory", "import", str(source), "-C", str(root))
+    assert code == 0, err
+
+
+def carried_from_another_session(stet: Stet, root: Path, tmp_path: Path) -> Path:
+    """Session B's command sets TOKEN where only the narration's gate sees it: the compose
+    carries it into every stored session. The working trajectory's folder."""
+    command = ["npm", "config", "set", "//registry.npmjs.org/:_authToken", TOKEN]
+    publish = (
+        Transcript(root, SESSION_B, START + timedelta(hours=1))
+        .user("Publish the package.")
+        .tool("toolu_p", "mcp__shell__exec", {"command": command}, "done")
+    )
+    imported(stet, root, publish.save(tmp_path / f"{SESSION_B}.jsonl"))
+    folder = working_folder(resolve_target(root)).path
+    assert files_holding(folder, TOKEN) == []
+    return folder
+
+
+def files_holding(folder: Path, value: str) -> list[Path]:
+    return [
+        path for path in sorted(folder.rglob("*")) if path.is_file() and value in path.read_text()
+    ]
+
+
+def test_a_carried_value_stays_redacted_on_a_line_whose_other_text_is_redacted_now(
+    root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """The line that held the carried marker also shows a value the grown session gives away
+    (an assignment a rule sees): gated again, the line has a new marker beside the value
+    carried into it, and is still the line that held it redacted."""
+    first = (
+        Transcript(root, SESSION_A)
+        .user("Log in to the registry.")
+        .say(f"The registry answered {TOKEN} for the login as {OTHER}.")
+    )
+    source = first.save(tmp_path / f"{SESSION_A}.jsonl")
+    imported(stet, root, source)
+    folder = carried_from_another_session(stet, root, tmp_path)
+    assert CARRIED in (folder / "events.jsonl").read_text()
+
+    first.user("How do I set it?").say(f"Run: export API_KEY={OTHER}").save(source)
+    imported(stet, root, source)
+    assert files_holding(folder, TOKEN) == []
+    assert files_holding(folder, OTHER) == []
+    assert (folder / "events.jsonl").read_text().count(CARRIED) == 2
+
+
+def test_a_carried_value_stays_redacted_on_a_line_whose_other_text_was_redacted_already(
+    root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """The line that held the carried marker held a marker of the gate's own too, for a value
+    its session gives away then as now: the value carried into it is still read."""
+    first = (
+        Transcript(root, SESSION_A)
+        .user("Log in to the registry.")
+        .say(f"The registry answered {TOKEN}; run export API_KEY={OTHER} next.")
+    )
+    source = first.save(tmp_path / f"{SESSION_A}.jsonl")
+    imported(stet, root, source)
+    folder = carried_from_another_session(stet, root, tmp_path)
+    assert files_holding(folder, OTHER) == []
+
+    first.user("Thanks.").say("Noted.").save(source)
+    imported(stet, root, source)
+    assert files_holding(folder, TOKEN) == []
+    assert files_holding(folder, OTHER) == []
+    assert (folder / "events.jsonl").read_text().count(CARRIED) == 2
