@@ -1792,9 +1792,11 @@ def test_a_large_session_imports_quickly(tmp_path: Path) -> None:
         )
         records.append(user(f"r{n}", f"a{n}", [result(f"t{n}", "x" * 1500)], "t"))
     path = write(tmp_path / "big.jsonl", records)
-    started = time.perf_counter()
+    started = time.process_time()
     events = IMPORTER.parse(path).events
-    assert time.perf_counter() - started < 5
+    # Processor time, not the clock's, which a loaded machine stretches: the bound keeps out
+    # a parse that grows faster than the session (speed targets belong in bench/).
+    assert time.process_time() - started < 5
     assert len(of(events, ToolResult)) == 6000 and len(of(events, Usage)) == 6000
 
 

@@ -1770,13 +1770,14 @@ def test_a_large_rollout_imports_quickly(tmp_path: Path) -> None:
         records.append(token_count((20000, 15000, 300), (20000 * n, 15000 * n, 300 * n)))
     path = write(tmp_path / "big.jsonl", records)
     assert path.stat().st_size > 10_000_000
-    started = time.perf_counter()
+    started = time.process_time()
     session = CODEX.parse(path)
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     assert len(of(session, ToolResult)) == len(of(session, UserMessage)) == 2500
     assert len(of(session, Usage)) == 2500
     # The bound keeps out a parse that grows faster than the rollout (quadratic work); this
-    # one takes about a second, 1.3 s on a loaded machine (speed targets belong in bench/).
+    # one takes about a second of processor time, which a loaded machine spreads over more
+    # of the clock's (speed targets belong in bench/).
     assert elapsed < 20
 
 
