@@ -264,7 +264,10 @@ class FileLines:
     def _as_redacted(self, line: str, lengths: list[int]) -> int:
         candidates = [found for length in lengths for found in self.redacted.get(line[:length], ())]
         if candidates:
-            line = normalize_home_paths(line)  # as the gate wrote the trajectory's text
+            # As the gate wrote the trajectory's text: there the line was a JSON string, each
+            # `\` of it doubled, so a `\` after `C:/Users` is a separator (`C:/Users\nancy`),
+            # never the start of a JSON escape.
+            line = normalize_home_paths(line, json_text=False)
             for pattern, id in candidates:
                 if pattern.fullmatch(line):
                     return id

@@ -393,6 +393,27 @@ def test_lines_the_gate_changed_are_still_the_runs(root: Path, tmp_path: Path) -
     assert attributed(provenance, "src/settings.py", edited) == {0: step, 1: step, 2: step, 4: step}
 
 
+def test_a_windows_home_path_with_a_backslash_n_is_still_the_runs(
+    root: Path, tmp_path: Path
+) -> None:
+    """A file's line is plain text: the `\\n` after `C:/Users` in `C:/Users\\nancy` is a
+    separator, as the gate read it in the trajectory's JSON text (where it is `\\\\n`), not
+    the start of a JSON escape; the line the gate wrote `~\\proj` stands for it."""
+    text = "import os\n\nPROJECT = r'C:/Users\\nancy\\proj'\nDEBUG = False\n"
+    session = Claude(SESSION_A, root).user("Add the settings")
+    session.write_file("toolu_s1", f"{root}/src/settings.py", text)
+    session.say("Done.")
+    run_into(resolve_target(root), session, tmp_path)
+    written = (working_folder(resolve_target(root)).path / "events.jsonl").read_text()
+    assert "nancy" not in written and r"PROJECT = r'~\\proj'" in written
+    write(root, "src/settings.py", text)
+
+    step = change_step(root, "toolu_s1")
+    assert attributed(Provenance.load(root), "src/settings.py", text) == dict.fromkeys(
+        range(4), step
+    )
+
+
 def test_a_redacted_line_stands_for_its_value_only_and_fails_to_match_at_once() -> None:
     """A line the gate redacted matches a line with any value in the marker's place, but
     not one edited past the value (`"…" if prod else "other"`); a line of many markers that
