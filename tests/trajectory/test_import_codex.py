@@ -2706,6 +2706,23 @@ def test_encrypted_members_of_messages_and_calls_are_counted(tmp_path: Path) -> 
     assert all(CIPHERTEXT not in event_json(e) for e in session.events)
 
 
+def test_an_encrypted_argument_named_in_encrypted_function_args_is_counted_once(
+    tmp_path: Path,
+) -> None:
+    """`encrypted_function_args` names the parameters the API encrypted (`["message"]` for a
+    multi-agent v2 `spawn_agent`); the ciphertext is the argument's value. That one value was
+    counted twice: as the member of the list (`opaque_reasoning`) and as the argument left
+    out (`opaque_agent_message`)."""
+    call = function_call(
+        "spawn_agent", json.dumps({"task_name": "lint", "message": CIPHERTEXT}), "call_spawn"
+    )
+    call["payload"]["encrypted_function_args"] = ["message"]
+    session = parse(tmp_path, [meta(), call])
+    assert of(session, ToolCall)[0].input == {"task_name": "lint", "message": "[encrypted]"}
+    assert session.dropped["opaque_agent_message"] == 1
+    assert session.dropped["opaque_reasoning"] == 0
+
+
 def test_a_rollback_counts_a_message_from_another_agent_as_a_turn(tmp_path: Path) -> None:
     """Codex counts a message from another agent (an `agent_message` response item, or the
     earlier top-level `inter_agent_communication` record) as a user turn when it takes turns

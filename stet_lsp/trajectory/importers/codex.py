@@ -23,7 +23,8 @@ Each line is one record `{"timestamp", "type", "payload"}`:
   `opaque_agent_message`, as is a call argument that is such ciphertext, the `message` of a
   `spawn_agent`, or a Fernet token deeper in the arguments, named `[encrypted]`, and a tool
   output's `encrypted_content` part, what a subagent said; a message's `encrypted_content`
-  and a call's `encrypted_function_args` are counted as `opaque_reasoning`). A shell call
+  and a call's `encrypted_function_args` are counted as `opaque_reasoning`, but for a member
+  of the latter that names an argument, whose value is the ciphertext). A shell call
   that ran and moved files with `mv` or `git mv` (`shell_moves`) is a rename for each, from its
   `workdir`. Tool outputs are a
   string, a JSON string `{"output", "metadata": {"exit_code"}}`, text headed by `Exit code: N` or
@@ -688,13 +689,18 @@ class _Reader:
     def function_call(self, item: Record) -> None:
         name = _tool_name(item)
         arguments = item.get("arguments")
+        parsed = _arguments(arguments)
         tool_input = {
             key: value if key in _COMMAND_ARGUMENTS else self.without_ciphertext(value)
-            for key, value in _arguments(arguments).items()
+            for key, value in parsed.items()
         }
         encrypted_arguments = item.get("encrypted_function_args")
         if isinstance(encrypted_arguments, list):  # never read, but counted
-            self.session.dropped["opaque_reasoning"] += len(encrypted_arguments)
+            # A member that names an argument (`["message"]`, the parameter the API encrypted)
+            # is no ciphertext: that argument's value is, counted where it is left out.
+            self.session.dropped["opaque_reasoning"] += sum(
+                1 for member in encrypted_arguments if not _names_one(member, parsed)
+            )
         call_id = self.call(item, name, tool_input)
         if name == "apply_patch":
             patch = tool_input.get("input") or tool_input.get("patch") or arguments
@@ -1265,6 +1271,12 @@ def _tool_name(item: Record) -> str:
     if namespace is not None and namespace.startswith("mcp__"):
         return f"{namespace}__{name}"
     return name
+
+
+def _names_one(member: Any, arguments: dict[str, Any]) -> bool:
+    """Whether a member of a call's `encrypted_function_args` is the name of one of its
+    arguments."""
+    return isinstance(member, str) and member in arguments
 
 
 def _arguments(arguments: Any) -> dict[str, Any]:
