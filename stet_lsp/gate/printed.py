@@ -275,8 +275,8 @@ class _Kinds:
         elif (
             words[0] == "printf"
             and len(words) > 3
-            and words[1] in _PRINTF_FORMATS
-            and words[1].endswith(("\\n'", '\\n"', "\\n"))
+            # Quoted: unquoted, the shell reads `%s\\n` as `%sn`, and all goes on one line.
+            and words[1] in ("'%s\\n'", '"%s\\n"')
         ):
             arguments, variable, command = words[2:], _PRINTF_VARIABLE, f"printf {words[1]}"
         else:

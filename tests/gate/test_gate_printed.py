@@ -479,6 +479,17 @@ def test_a_print_of_several_variables_prints_a_line_each(
         ),
         # unquoted, a value with blanks is split into several lines
         ("printf '%s\\n' $APP_NAME $API_TOKEN; ls", "my\nsetup-Config2024.yaml\nMakefile\n", True),
+        # an unquoted `%s\n` is `%sn` to the shell: all on one line, and `ls` then prints
+        (
+            'printf %s\\n "$AWS_REGION" "$API_TOKEN"; ls',
+            "us-east-1nVnsetup-Config2024.yaml\n",
+            True,
+        ),
+        (
+            'printf %s\\n "$AWS_REGION" "$API_TOKEN"; ls',
+            "us-east-1nVn\nsetup-Config2024.yaml\n",
+            True,
+        ),
         # all on one line, or a line that may be the echo's
         ('printf \'%s\' "$DB_PASSWORD" "$API_TOKEN"', "setup-Config2024.yaml", True),
         (
