@@ -279,7 +279,7 @@ class RuleScanner:
         self.allowlist = allowlist
         self.spans: list[Span] = []
         self._tried: set[tuple[int, int]] = set()
-        self._judged: dict[tuple[int, str, str | None, bool, bool, bool, bool], bool] = {}
+        self._judged: dict[tuple[int, str, str | None, bool, bool, bool, bool, bool], bool] = {}
         self._covered_until: dict[int, int] = {}
         self._covered_from: dict[int, int] = {}
         """Per rule: where the value that reaches `_covered_until` starts."""
@@ -621,9 +621,17 @@ class RuleScanner:
             before = self.text[start - 1] if start > 0 else ""
             bare = bool(before) and before not in _LITERAL_OPENERS
             bare &= not (before == "=" and key is not None and key.isupper())
-            verdict = key is not None and self._is_verdict(match, start, end)
+            login = key in _TEST_RESULTS and self._is_a_login(match, start)
+            verdict = key is not None and not login and self._is_verdict(match, start, end)
             secret = self._judge(
-                priority, rule, judged, key, literal=form != "", bare=bare, verdict=verdict
+                priority,
+                rule,
+                judged,
+                key,
+                literal=form != "",
+                bare=bare,
+                verdict=verdict,
+                login=login,
             )
         if not secret:
             return False
@@ -639,9 +647,8 @@ class RuleScanner:
         """Whether the value at `start:end` is the test's name on a verdict line of a test log
         (`_VERDICT_LINE`): its key (`PASS`) starts the line, perhaps indented or after Go's
         `--- `, a colon and one blank stand between them, and the line before or the one
-        after is a verdict line too, and the line before names no user. A lone `PASS: …` is a
-        note's or a mapping's password as well as a test's verdict (`USER: bob` then `PASS:
-        hunter22`), and so is one right after a user's name among verdicts."""
+        after is a verdict line too. A lone `PASS: …` is a note's or a mapping's password as
+        well as a test's verdict (`USER: bob` then `PASS: hunter22`)."""
         text = self.text
         key_start, key_end = match.span("key")
         if key_start > 0 and text.startswith("\\n", key_start - 1):
@@ -663,14 +670,32 @@ class RuleScanner:
         if broken:
             before = line - len(broken[0])
             previous = _line_start(text, before, _VERDICT_REACH, breaks)
-            if previous >= 0 and _USERS_NAME_LINE.match(text, previous, before) is not None:
-                return False  # `USER: bob` then `PASS: Summer-2024`: a login's password
             if previous >= 0 and _VERDICT_LINE.match(text, previous, before) is not None:
                 return True
         for mark in breaks:
             found = text.find(mark, end, end + _VERDICT_REACH)
             if found >= 0 and _VERDICT_LINE.match(text, found + len(mark)) is not None:
                 return True
+        return False
+
+    def _is_a_login(self, match: re.Match[str], start: int) -> bool:
+        """Whether the value at `start`, of a test result's key (`PASS`), is a login's
+        password, whatever it reads as: the key is assigned with `=` (`PASS=…`, `export
+        PASS="…"`), or its line comes right after one naming a user (`USER: bob` then `PASS:
+        Summer-2024`, among verdicts too: a test log names no user between them)."""
+        text = self.text
+        key_start, key_end = match.span("key")
+        if "=" in text[key_end:start]:
+            return True
+        if key_start > 0 and text.startswith("\\n", key_start - 1):
+            key_start += 1  # `\\nPASS` in a JSON string: the escape's `n` is no part of the key
+        breaks = _BREAKS if self.escapes else ("\n",)
+        line = _line_start(text, key_start, 24, breaks)
+        for mark in breaks:
+            if line >= len(mark) and text.startswith(mark, line - len(mark)):
+                before = line - len(mark)
+                previous = _line_start(text, before, _VERDICT_REACH, breaks)
+                return previous >= 0 and _USERS_NAME_LINE.match(text, previous, before) is not None
         return False
 
     def _closes_what_opened_on(self, key_start: int, start: int, end: int) -> bool:
@@ -702,11 +727,12 @@ class RuleScanner:
         quoted: bool = False,
         bare: bool = False,
         verdict: bool = False,
+        login: bool = False,
     ) -> bool:
-        judged = (priority, value, key, literal, quoted, bare, verdict)
+        judged = (priority, value, key, literal, quoted, bare, verdict, login)
         secret = self._judged.get(judged)
         if secret is None:
-            secret = self._is_secret(rule, value, key, literal, quoted, bare, verdict)
+            secret = self._is_secret(rule, value, key, literal, quoted, bare, verdict, login)
             self._judged[judged] = secret
         return secret
 
@@ -788,13 +814,15 @@ class RuleScanner:
         quoted: bool = False,
         bare: bool = False,
         verdict: bool = False,
+        login: bool = False,
     ) -> bool:
         """Whether `value` of `rule` (assigned to `key`) is a secret; `literal`: the value is
         text, never code's name (a parameter's, `_parameter_ends`); `quoted`: the value is
         `$NAME` in a shell's single quotes (`_shell_quoted_dollar`), characters, never a
         reference, which the rule's own check would take it for; `bare`: the value stands
         right after its name's `=` or `:`, in no quote, call or braces; `verdict`: the value
-        follows a verdict in a test log (`_is_verdict`) and reads as a test's name."""
+        follows a verdict in a test log (`_is_verdict`) and reads as a test's name; `login`: the
+        value of a test result's key is a login's password (`_is_a_login`), never a test's."""
         if rule.replacement is not None:
             return True
         if heuristics.is_documented_example(value):
@@ -805,18 +833,22 @@ class RuleScanner:
             return False
         if key is not None and _is_openpgp_id(key, value):
             return False
-        if key in _TEST_RESULTS and (
-            syntax.is_test_path(value)
-            or heuristics.names_a_go_test(value)
-            or (
-                heuristics.looks_like_reference(value)
-                # Outside a test log's verdicts `PASS: hunter22` is a password's, as after
-                # `password:` (`USER: bob` then `PASS: hunter22`); `PASSED:` names none.
-                and not (
-                    key == "PASS"
-                    and bare
-                    and rule.written_passwords
-                    and heuristics.is_written_password(key, value)
+        if (
+            key in _TEST_RESULTS
+            and not login
+            and (
+                syntax.is_test_path(value)
+                or heuristics.names_a_go_test(value)
+                or (
+                    heuristics.looks_like_reference(value)
+                    # Outside a test log's verdicts `PASS: hunter22` is a password's, as after
+                    # `password:` (`USER: bob` then `PASS: hunter22`); `PASSED:` names none.
+                    and not (
+                        key == "PASS"
+                        and bare
+                        and rule.written_passwords
+                        and heuristics.is_written_password(key, value)
+                    )
                 )
             )
         ):

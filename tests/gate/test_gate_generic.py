@@ -775,6 +775,28 @@ def test_a_pass_line_right_after_a_users_name_is_no_verdict(user: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "path", "password"),
+    [
+        ("USER: admin\nPASS: Benchmark2024\n", "notes.txt", "Benchmark2024"),
+        ("USER: admin\nPASS: Test1/Pa55\n", "notes.txt", "Test1/Pa55"),
+        ("USER: admin\nPASS: Summer-2024.t\n", "notes.txt", "Summer-2024.t"),
+        ("PASS=Test1/Pa55\n", ".env", "Test1/Pa55"),
+        ("export PASS=Welcome-1.test\n", "env.sh", "Welcome-1.test"),
+        ('PASS="Summer-2024.t"\n', "run.sh", "Summer-2024.t"),
+    ],
+)
+def test_a_logins_password_shaped_as_a_tests_name_is_redacted(
+    text: str, path: str, password: str
+) -> None:
+    """A `PASS:` right after a user's name, or `PASS=`, assigns a login's password: shaped as
+    a Go test's function or a test's script (`Benchmark2024`, `Summer-2024.t`), it is no
+    test's name, in plain text as in a transcript's JSON."""
+    record = json.dumps({"type": "tool_result", "content": text}) + "\n"
+    for scanned, scanned_path in ((text, path), (record, "s.jsonl")):
+        assert password not in redact_text(scanned, path=scanned_path, cache=None).text
+
+
+@pytest.mark.parametrize(
     "line",
     [
         "password: HkBDLHFaDXosUduCJI:",
