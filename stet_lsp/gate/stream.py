@@ -197,7 +197,8 @@ def redact_blocks(
     them (`printed.printed_secrets`), each value redacted wherever it stands in this one.
     `earlier`: given the text as the gate reads it, before any marker (each chunk, in order;
     `blocks` read once more), the values an earlier redaction of the same content held
-    redacted, each redacted wherever it stands, under its earlier marker where it is free."""
+    redacted, each redacted wherever it stands, under its earlier marker where it is free,
+    but for a value found now, whole or within a value found now."""
     findings: list[Finding] = []
     homes = 0
     repeats = Repeats(is_json_path(path))
@@ -218,11 +219,20 @@ def redact_blocks(
         # The text before any marker of its own: a value found now beside one held redacted
         # before leaves the line as it was then. Fixed replacements (a home path's `~`) are
         # made, as they were then.
-        drafts = (
-            apply_redaction(chunk, [f for f in read.local() if f.replacement is not None]).text
-            for read, chunk in _again(chunks, blocks, path)
-        )
-        for rule, number, value in earlier(drafts):
+        found_now: set[str] = set()
+
+        def drafts() -> Iterator[str]:
+            for read, chunk in _again(chunks, blocks, path):
+                local = read.local()
+                found_now.update(chunk[f.offset : f.end_offset] for f in local)
+                yield apply_redaction(chunk, [f for f in local if f.replacement is not None]).text
+
+        held = list(earlier(drafts()))
+        for rule, number, value in held:
+            if value in found_now or any(value in found for found in found_now):
+                # Found now, whole or within a value found now (the first line of a key read
+                # between two markers): redacted as it is found, and no value of its own.
+                continue
             found = [Finding(rule, 0, 0, 0, len(value), "…", 0, len(value))]
             repeats.add_known(value, found)
             numbering.know(value, found)

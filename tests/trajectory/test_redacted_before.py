@@ -201,3 +201,38 @@ def test_a_carried_value_stays_redacted_on_a_line_whose_other_text_was_redacted_
     assert files_holding(folder, TOKEN) == []
     assert files_holding(folder, OTHER) == []
     assert (folder / "events.jsonl").read_text().count(CARRIED) == 2
+
+
+def test_a_text_within_a_value_found_again_is_no_value_of_its_own(
+    root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """Two keys printed one after the other are two markers with a line break between them:
+    read again before any marker, the first key's own first line is the text between them.
+    The gate finds both keys again, so nothing is read for them, and a reply that quotes that
+    first line keeps it (and both keys keep their numbers)."""
+    keys = [
+        "-----BEGIN RSA PRIVATE KEY-----\n"
+        + "\n".join(body[i : i + 64] for i in range(0, len(body), 64))
+        + "\n-----END RSA PRIVATE KEY-----"
+        for body in (
+            "MIIEow" + "Kq8ZrT2vLx9NwB4mYp7Hs" * 19,
+            "MIIEpA" + "Qm3Vb8Xc2Zn5Lk7Jh4Gf6" * 19,
+        )
+    ]
+    first = (
+        Transcript(root, SESSION_A)
+        .user("Show both keys.")
+        .tool("toolu_1", "Bash", {"command": "cat a.pem b.pem"}, "\n".join(keys) + "\n")
+    )
+    source = first.save(tmp_path / f"{SESSION_A}.jsonl")
+    imported(stet, root, source)
+    folder = working_folder(resolve_target(root)).path
+    events = (folder / "events.jsonl").read_text()
+    assert "[REDACTED:private-key#1]\\n[REDACTED:private-key#2]" in events
+
+    quoted = "Its first line reads -----BEGIN RSA PRIVATE KEY----- and nothing else."
+    first.say(quoted).save(source)
+    imported(stet, root, source)
+    events = (folder / "events.jsonl").read_text()
+    assert quoted in events
+    assert "[REDACTED:private-key#1]\\n[REDACTED:private-key#2]" in events
