@@ -308,6 +308,28 @@ def put_back(aside: Path, path: Path, root: Path) -> None:
     _fsync_folder(path.parent)
 
 
+def put_back_keeping(aside: Path, path: Path, root: Path) -> None:
+    """The file `keep_aside` kept as `aside`, at `path` inside `root` again, while `aside`
+    stays: a second name for it (a hard link, else a copy) renamed over `path`. Until the
+    copy is let go, `path` and `aside` are one file, as they were when it was kept."""
+    path = inside(root, path)
+    status = _regular_or_missing(inside(root, aside))
+    if status is None:
+        raise StetError(f"{aside}: no such file")
+    temporary = path.with_name(f".{path.name}.{_random_suffix()}{TEMPORARY_SUFFIX}")
+    try:
+        os.link(aside, temporary, follow_symlinks=False)
+    except OSError:
+        _copy_beside(aside, temporary, status)
+    try:
+        os.replace(temporary, path)
+    except OSError as error:
+        _discard(temporary)
+        raise _os_error(path, error) from None
+    _discard(temporary)  # already one file with `path`: the rename did nothing
+    _fsync_folder(path.parent)
+
+
 def _copy_beside(path: Path, aside: Path, status: os.stat_result) -> None:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _COMMON
     try:

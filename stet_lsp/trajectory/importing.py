@@ -41,7 +41,6 @@ from stet_lsp.core.safefs import (
     atomic_writer,
     keep_aside,
     make_dirs,
-    put_back,
     read_regular,
     remove_regular,
 )
@@ -79,6 +78,7 @@ from stet_lsp.trajectory.store import (
     TooLarge,
     folders,
     mark_composing,
+    put_back_all,
     read_small,
     refuse_tracked,
     settle,
@@ -238,7 +238,7 @@ def _stored_until_composed(target: Target, folder: Folder, stem: str) -> Iterato
     try:
         yield
     except Exception:
-        _put_back(target, before)
+        _put_back(target, before, paths[-1])
         if marker is None:
             remove_regular(sessions / COMPOSING, target.root)
         else:  # as it was: what else it marked is still to compose
@@ -387,7 +387,7 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
         # A write failed after others were done (events.jsonl after narration.md, a stored
         # session after the trajectory): every file is put back, as the error's "nothing
         # was changed" says.
-        _put_back(target, _ending_with(replaced, meta_path))
+        _put_back(target, _ending_with(replaced, meta_path), folder.path / NARRATION)
         raise
     except BaseException:
         # A stop (an interrupt): as a kill's, settled by whether meta.json was written.
@@ -413,16 +413,15 @@ def _kept_aside(target: Target, paths: list[Path]) -> dict[Path, Path | None]:
     return kept
 
 
-def _put_back(target: Target, files: dict[Path, Path | None]) -> None:
+def _put_back(target: Target, files: dict[Path, Path | None], decisive: Path) -> None:
     """Each file as it was: those that were not there removed, the last first (meta.json before
-    the files it completes, a session's record before its events), then each one kept aside
-    renamed back in order."""
+    the files it completes, a session's record before its events), then those kept aside put
+    back so that a stop midway leaves what the next settling finishes (`store.put_back_all`,
+    `decisive` the file it judges by)."""
     for path, aside in reversed(files.items()):
         if aside is None:
             remove_regular(path, target.root)
-    for path, aside in files.items():
-        if aside is not None:
-            put_back(aside, path, target.root)
+    put_back_all({path: aside for path, aside in files.items() if aside}, decisive, target.root)
 
 
 def _let_go(files: dict[Path, Path | None]) -> None:

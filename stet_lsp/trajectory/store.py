@@ -31,7 +31,7 @@ from stet_lsp.core.safefs import (
     is_temporary,
     make_dirs,
     open_regular,
-    put_back,
+    put_back_keeping,
     remove_regular,
 )
 from stet_lsp.core.targets import Target
@@ -281,9 +281,11 @@ def settle(folder: Folder) -> None:
     does). A compose that made its last write (meta.json) was done: the files it kept go, and
     so does the `composing` marker, since it composed every session stored. One that did not
     is undone: each file it kept is put back, and a file of the trajectory it wrote where
-    there was none goes, so the trajectory is the one composed before, never a mix of two
-    composes' files. An imported session whose compose did not finish (the marker names it)
-    is taken back with it: the session it replaced is put back, a new one goes, and the
+    there was none goes (every one of a first compose's), so the trajectory is the one
+    composed before, never a mix of two composes' files; settling stopped at any point
+    leaves what the next one finishes (`put_back_all`). An imported session whose compose
+    did not finish (the marker names it) is taken back with it: the session it replaced is
+    put back, a new one goes, and the
     stored sessions are what the trajectory was composed from (a value the compose found and
     redacted in them is back as it was before; importing the session again finds it again).
     An import killed before it marked its session keeps its old session: what it kept is put
@@ -324,23 +326,25 @@ def settle(folder: Folder) -> None:
     if tracked_file(folder) is not None:
         return
     meta = folder.path / META
+    narration = folder.path / NARRATION
+    kept_by_compose = groups.get(meta, {})
     composed: bool | None = None  # whether a compose finished since the marked were stored
+    began = False
     if meta in groups:
-        kept_by_compose = groups[meta]
         # A compose keeps narration.md first and writes it first, once all it replaces is
         # kept: until then it wrote nothing, and a meta.json with no copy was not kept yet.
-        narration = folder.path / NARRATION
         began = _written(narration, kept_by_compose.get(narration), folder.root)
         composed = began and _written(meta, kept_by_compose.get(meta), folder.root)
-        if began and not composed:
-            # Written where there was nothing to keep: not there before the compose.
-            for name in (NARRATION, EVENTS):
-                if folder.path / name not in kept_by_compose and _regular(folder.path / name):
-                    remove_regular(folder.path / name, folder.root)
     elif stems:
         composed = all(
             sessions / f"{stem}.json" not in groups and _listed(folder, stem) for stem in stems
         )
+    if composed is False and (began or (meta not in kept_by_compose and not _regular(meta))):
+        # Written where there was nothing to keep (or, with no meta.json, where there is no
+        # trajectory): not there before the compose.
+        for name in (NARRATION, EVENTS):
+            if folder.path / name not in kept_by_compose and _regular(folder.path / name):
+                remove_regular(folder.path / name, folder.root)
     for last, kept in sorted(groups.items(), key=lambda item: item[0] != meta):
         if last == meta:
             done = bool(composed)
@@ -348,12 +352,12 @@ def settle(folder: Folder) -> None:
             done = composed
         else:
             done = _written(last, kept.get(last), folder.root)
-        # The last file's copy goes last: while it is there, the others are too.
-        for path, aside in sorted(kept.items(), key=lambda item: item[0] == last):
-            if done:
+        if done:
+            # The last file's copy goes last: while it is there, the others are too.
+            for _, aside in sorted(kept.items(), key=lambda item: item[0] == last):
                 remove_regular(aside, folder.root)
-            else:
-                put_back(aside, path, folder.root)
+        else:
+            put_back_all(kept, narration if last == meta else last, folder.root)
     if composed is False:
         for stem in stems:  # those kept were put back above: new sessions go, record first
             if sessions / f"{stem}.json" not in groups:
@@ -366,6 +370,19 @@ def settle(folder: Folder) -> None:
             remove_regular(sessions / COMPOSING, folder.root)
         else:
             atomic_write(sessions / COMPOSING, b"", folder.root)  # what else it marked stays
+
+
+def put_back_all(kept: dict[Path, Path], decisive: Path, root: Path) -> None:
+    """Each file of `kept` put back, in steps a stop at any point leaves to the next settling
+    to finish: every file put back beside its copy, `decisive` first (the file by which a
+    settling tells whether the writer had written: as the one kept again, nothing reads as
+    written any more), then the copies let go, the decisive one's last. Put back by renames,
+    a file with no copy left would read as one the writer wrote where there was none."""
+    ordered = sorted(kept.items(), key=lambda item: item[0] != decisive)
+    for path, aside in ordered:
+        put_back_keeping(aside, path, root)
+    for _, aside in reversed(ordered):
+        remove_regular(aside, root)
 
 
 def marked_sessions(folder: Folder) -> tuple[list[str], bool] | None:

@@ -76,6 +76,26 @@ def killed_before(pattern: str, root: Path, *args: str, interrupted: bool = Fals
     assert done.returncode == (130 if interrupted else 137), done.stderr
 
 
+def killed_in_a_failed_compose(pattern: str, root: Path, *args: str) -> None:
+    """`killed_before`, in a `stet ARGS` whose first write of meta.json fails (a full disk),
+    so that its compose puts back what it kept: killed only once that write failed."""
+    failing = KILLED.replace("if not stopped and", "if failed and not stopped and").replace(
+        "for name in (",
+        "real_replace, failed = os.replace, []\n"
+        "def failing(a, b, *rest, **kw):\n"
+        "    if not failed and os.path.basename(os.fspath(b)) == 'meta.json':\n"
+        "        failed.append(b)\n"
+        "        raise OSError(28, 'No space left on device')\n"
+        "    return real_replace(a, b, *rest, **kw)\n"
+        "os.replace = failing\n"
+        "for name in (",
+        1,
+    )
+    command = [sys.executable, "-c", failing, pattern, "killed", *args]
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
+    assert done.returncode == 137, done.stderr
+
+
 def publish(root: Path, tmp_path: Path) -> Path:
     """A session whose command shows NPM_TOKEN as a secret."""
     return (
@@ -395,3 +415,102 @@ def test_what_is_kept_aside_is_compared_without_reading_it_whole(
 
     assert not kept.exists()  # not the file kept: the compose was done
     assert peak < size // 4
+
+
+@pytest.mark.parametrize(
+    "stopped",
+    [
+        r"link \.narration\.md\.stet-before-compose-\S+ \S+",  # before the first put back
+        r"replace \S+ events\.jsonl",  # narration.md put back, events.jsonl not yet
+        r"replace \S+ meta\.json",  # narration.md and events.jsonl put back, meta.json not yet
+        r"unlink \.meta\.json\.stet-before-compose-\S+",  # all put back, the copies kept
+        r"unlink \.narration\.md\.stet-before-compose-\S+",  # the last copy kept
+    ],
+    ids=["first", "events", "meta", "copies", "last-copy"],
+)
+def test_a_settling_stopped_midway_is_finished_by_the_next(
+    root: Path, tmp_path: Path, stet: Stet, stopped: str
+) -> None:
+    """An import killed before its compose wrote meta.json, then a reader stopped (Ctrl-C)
+    while its settling put back what the compose kept: the next one finishes it, and the
+    trajectory is the one composed before, events.jsonl and narration.md with it."""
+    folder = two_sessions(root, tmp_path)
+    before = trajectory_files(folder)
+    source = publish(root, tmp_path)
+    killed_before(r"replace \S+ meta\.json", root, "trajectory", "import", str(source))
+    killed_before(stopped, root, "trajectory", "list", interrupted=True)
+
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+
+    assert code == 0, err
+    assert trajectory_files(folder) == before
+    code, out, err = stet("trajectory", "show", "-C", str(root))
+    assert code == 0, err
+    assert "First" in out and "Publish the package." not in out
+
+
+@pytest.mark.parametrize("by_hand", [False, True], ids=["composed", "narration-removed"])
+def test_a_failed_composes_put_back_stopped_midway_is_finished_by_the_next(
+    root: Path, tmp_path: Path, stet: Stet, by_hand: bool
+) -> None:
+    """A compose whose last write fails puts back what it kept; killed as it does (its
+    narration.md put back, meta.json not yet), the next settling finishes it: the trajectory
+    is the one composed before (with no narration.md, where it had none)."""
+    folder = two_sessions(root, tmp_path)
+    if by_hand:
+        (folder / "narration.md").unlink()
+    before = trajectory_files(folder)
+    source = publish(root, tmp_path)
+    killed_in_a_failed_compose(r"replace \S+ meta\.json", root, "trajectory", "import", str(source))
+
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+
+    assert code == 0, err
+    assert trajectory_files(folder) == before
+
+
+@pytest.mark.parametrize("failed", [False, True], ids=["killed", "failed"])
+def test_a_first_compose_that_did_not_finish_leaves_no_trajectory_file(
+    root: Path, tmp_path: Path, stet: Stet, failed: bool
+) -> None:
+    """The first import of a trajectory killed before its compose wrote meta.json (or while its
+    failed compose removed what it wrote, meta.json not written): narration.md and
+    events.jsonl, written where there was none, go with the session."""
+    folder = working_folder(target_of(root)).path
+    source = simple_session(root, SESSION_A, "First").save(tmp_path / "a.jsonl")
+    if failed:
+        killed_in_a_failed_compose(
+            r"unlink events\.jsonl", root, "trajectory", "import", str(source)
+        )
+    else:
+        killed_before(r"replace \S+ meta\.json", root, "trajectory", "import", str(source))
+
+    code, out, err = stet("trajectory", "list", "-C", str(root))
+
+    assert code == 0, err
+    assert "no trajectories yet" in out
+    assert trajectory_files(folder) == {}
+    assert import_transcript(target_of(root), source).changed
+
+
+def test_a_compose_writing_the_same_narration_leaves_no_file_it_wrote_where_none_was(
+    root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """A trajectory left with its narration.md alone (meta.json and events.jsonl removed by
+    hand): an import composes it again, the same narration.md, and is killed before meta.json.
+    The events.jsonl it wrote where there was none goes, though narration.md reads as not
+    written."""
+    target = target_of(root)
+    folder = working_folder(target).path
+    source = simple_session(root, SESSION_A, "First").save(tmp_path / "a.jsonl")
+    import_transcript(target, source)
+    (folder / "meta.json").unlink()
+    (folder / "events.jsonl").unlink()
+    before = trajectory_files(folder)
+    killed_before(r"replace \S+ meta\.json", root, "trajectory", "import", str(source))
+    assert trajectory_files(folder)["narration.md"] == before["narration.md"]
+
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+
+    assert code == 0, err
+    assert trajectory_files(folder) == before
