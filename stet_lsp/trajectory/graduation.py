@@ -225,12 +225,13 @@ def _graduate(
     """`graduate` up to storing its events: the working trajectory is composed after the
     sheet's lock is let go (composing a long trajectory takes seconds, which the agents'
     notes would wait for)."""
+    # Before the sheet's lock, whose file a repository that commits `.stet/cache` would see.
+    refuse_tracked(working_folder(sheet.target))
     # Under the sheet's lock from reading the entry to closing it: an edit or a discard made
     # meanwhile waits, instead of being closed over with the text it replaced. A failure
     # writes nothing to the sheet.
     with sheet.edit() as document:
         entry, chosen, body = checked_decision(sheet, entry_id, route, skill_name, text, document)
-        refuse_tracked(working_folder(sheet.target))
         edited = body != entry.text
         moment = now or utc_now()
         outcome = (

@@ -356,7 +356,7 @@ def test_no_command_makes_a_file_in_a_committed_cache(
     is renamed (the folder and the sheet stay where they are, not moved to the new name): git's
     status stays clean."""
     target = target_of(root)
-    StyleSheet(target).add("Committed with the repository.")
+    entry = StyleSheet(target).add("Committed with the repository.")
     sheet = target.sheet_path.relative_to(root).as_posix()
     for made in (".stet/.gitignore", f"{sheet}.lock"):  # what the sheet's write made
         (root / made).unlink()
@@ -390,6 +390,7 @@ def test_no_command_makes_a_file_in_a_committed_cache(
         ["capstone", "--dry-run"],
         # refused on the branch; once renamed, the branch gets a working trajectory of its own
         *([] if renamed else [["trajectory", "import", source]]),
+        *([] if renamed else [["graduate", entry.id, "--to", "trajectory"]]),
     ):
         stet("-C", str(root), *command)
         assert repo.status() == {}, command
