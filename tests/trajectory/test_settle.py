@@ -78,7 +78,8 @@ def killed_before(pattern: str, root: Path, *args: str, interrupted: bool = Fals
 
 def killed_in_a_failed_compose(pattern: str, root: Path, *args: str) -> None:
     """`killed_before`, in a `stet ARGS` whose first write of meta.json fails (a full disk),
-    so that its compose puts back what it kept: killed only once that write failed."""
+    so that its compose puts back what it kept: killed only once that write failed (never,
+    `pattern` empty: the command fails)."""
     failing = KILLED.replace("if not stopped and", "if failed and not stopped and").replace(
         "for name in (",
         "real_replace, failed = os.replace, []\n"
@@ -93,7 +94,7 @@ def killed_in_a_failed_compose(pattern: str, root: Path, *args: str) -> None:
     )
     command = [sys.executable, "-c", failing, pattern, "killed", *args]
     done = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
-    assert done.returncode == 137, done.stderr
+    assert done.returncode == (1 if pattern == "" else 137), done.stderr
 
 
 def publish(root: Path, tmp_path: Path) -> Path:
@@ -515,3 +516,66 @@ def test_a_compose_writing_the_same_narration_leaves_no_file_it_wrote_where_none
 
     assert code == 0, err
     assert trajectory_files(folder) == before
+
+
+def graduated_not_composed(root: Path, text: str) -> bytes:
+    """An entry graduated into the trajectory by `stet graduate`, killed before its compose
+    wrote meta.json: its events stored, marked as not composed yet. The marker's bytes."""
+    entry = StyleSheet(target_of(root)).add(text)
+    killed_before(r"replace \S+ meta\.json", root, "graduate", entry.id, "--to", "trajectory")
+    marker = working_folder(target_of(root)).path / "sessions" / "composing"
+    return marker.read_bytes()
+
+
+@pytest.mark.parametrize("how", ["failed", "killed"])
+def test_graduations_events_stay_marked_when_an_import_is_undone(
+    root: Path, tmp_path: Path, stet: Stet, how: str
+) -> None:
+    """Graduation's events stored and not composed yet, then an import of a new session that
+    fails (its meta.json cannot be written) or is killed before meta.json: undone, the
+    session goes but the marker still marks graduation's events, so the next import of an
+    unchanged session composes them."""
+    folder = two_sessions(root, tmp_path)
+    marker = graduated_not_composed(root, "Always pin versions")
+    code, _, err = stet("trajectory", "list", "-C", str(root))  # its compose undone
+    assert code == 0, err
+    assert (folder / "sessions" / "composing").read_bytes() == marker
+    source = publish(root, tmp_path)
+    if how == "failed":
+        killed_in_a_failed_compose("", root, "trajectory", "import", str(source))
+    else:
+        killed_before(r"replace \S+ meta\.json", root, "trajectory", "import", str(source))
+
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+
+    assert code == 0, err
+    assert SESSION_C not in records_of(root)
+    assert (folder / "sessions" / "composing").read_bytes() in (marker, b"")
+    assert b"always pin versions" not in trajectory_files(folder)["events.jsonl"].lower()
+    again = simple_session(root, SESSION_A, "First").save(tmp_path / "a.jsonl")
+    import_transcript(target_of(root), again)
+    files = trajectory_files(folder)
+    assert b"Always pin versions" in files["events.jsonl"]
+    assert "sessions/composing" not in files
+
+
+def test_a_first_import_killed_after_meta_json_keeps_its_session(
+    root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """The first import of a trajectory killed once its compose wrote meta.json (nothing was
+    kept aside: there was nothing to keep): the compose was done, meta.json lists the
+    session, and it stays; the marker goes."""
+    folder = working_folder(target_of(root)).path
+    source = simple_session(root, SESSION_A, "First").save(tmp_path / "a.jsonl")
+    killed_before(r"unlink composing", root, "trajectory", "import", str(source))
+    assert [name for name in trajectory_files(folder) if "stet-before" in name] == []
+
+    code, out, err = stet("trajectory", "show", "-C", str(root))
+
+    assert code == 0, err
+    assert "First" in out
+    files = trajectory_files(folder)
+    assert "sessions/composing" not in files
+    assert SESSION_A in records_of(root)
+    assert SESSION_A.encode() in files["meta.json"]
+    assert not import_transcript(target_of(root), source).changed
