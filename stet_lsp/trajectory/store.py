@@ -22,6 +22,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.jsonread import object_or_none
 from stet_lsp.core.locking import LOCK_TIMEOUT_SECONDS, held
 from stet_lsp.core.safefs import (
     atomic_write,
@@ -432,8 +433,6 @@ def _listed(folder: Folder, stem: str) -> bool:
 
 
 def _sources(data: bytes | None) -> list[object]:
-    from stet_lsp.core.jsonread import object_or_none
-
     found = object_or_none(data) if data is not None else None
     listed = found.get("sources") if found is not None else None
     return listed if isinstance(listed, list) else []
