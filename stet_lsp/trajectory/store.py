@@ -343,7 +343,9 @@ def settle(folder: Folder) -> None:
     if composed is False and (began or (meta not in kept_by_compose and not _regular(meta))):
         # Written where there was nothing to keep (or, with no meta.json, where there is no
         # trajectory): not there before the compose.
-        for name in (NARRATION, EVENTS):
+        # events.jsonl first: while narration.md is there, the next settling sees the
+        # compose began, and finishes this if it is stopped.
+        for name in (EVENTS, NARRATION):
             if folder.path / name not in kept_by_compose and _regular(folder.path / name):
                 remove_regular(folder.path / name, folder.root)
     for last, kept in sorted(groups.items(), key=lambda item: item[0] != meta):

@@ -579,3 +579,23 @@ def test_a_first_import_killed_after_meta_json_keeps_its_session(
     assert SESSION_A in records_of(root)
     assert SESSION_A.encode() in files["meta.json"]
     assert not import_transcript(target_of(root), source).changed
+
+
+def test_a_settling_stopped_as_it_removes_a_killed_composes_files_is_finished_by_the_next(
+    root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """The trajectory's meta.json is there, its narration.md and events.jsonl are not (removed
+    by hand); an import killed before meta.json wrote both, and the settling that removes
+    them is stopped between the two: the next settling still sees the compose began, and
+    leaves no file of it beside the old meta.json."""
+    folder = two_sessions(root, tmp_path)
+    (folder / "narration.md").unlink()
+    (folder / "events.jsonl").unlink()
+    before = trajectory_files(folder)
+    killed_before(
+        r"replace \S+ meta\.json", root, "trajectory", "import", str(publish(root, tmp_path))
+    )
+    killed_before(r"unlink events\.jsonl", root, "trajectory", "list", interrupted=True)
+    code, _, _ = stet("trajectory", "list", "-C", str(root))
+    assert code == 0
+    assert trajectory_files(folder) == before
