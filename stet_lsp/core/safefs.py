@@ -274,9 +274,10 @@ def move_aside(path: Path, root: Path, suffix: str) -> Path | None:
 def keep_aside(path: Path, root: Path, suffix: str) -> Path | None:
     """A second name for the regular file at `path` inside `root`, a new sibling
     `.<name><suffix>-<random>`, that keeps the file as it is while `path` is replaced (every
-    write renames a new file over the name) until `put_back` renames it back: a hard link,
-    so nothing is read or copied (a copy made a block at a time where the file system has no
-    hard links). None when there is no file; StetError when the path is no regular file."""
+    write renames a new file over the name) until it is put back (`put_back`,
+    `put_back_keeping`): a hard link, so nothing is read or copied (where the file system has
+    no hard links, a copy made a block at a time, named so once whole: `_copy_as`). None when
+    there is no file; StetError when the path is no regular file."""
     path = inside(root, path)
     status = _regular_or_missing(path)
     if status is None:
@@ -290,7 +291,9 @@ def keep_aside(path: Path, root: Path, suffix: str) -> Path | None:
         except FileNotFoundError:
             return None
         except OSError:
-            _copy_beside(path, aside, status)
+            if os.path.lexists(aside):
+                continue
+            _copy_as(path, aside, status)
         return aside
     raise StetError(f"could not name a file beside {path}")
 
@@ -330,6 +333,19 @@ def put_back_keeping(aside: Path, path: Path, root: Path) -> None:
     _fsync_folder(path.parent)
 
 
+def _copy_as(path: Path, aside: Path, status: os.stat_result) -> None:
+    """A copy of `path` named `aside` once it is whole: a writer killed while it copies
+    leaves a temporary file (which the next settling removes), never a part of the file under
+    the name a settling would put back."""
+    temporary = aside.with_name(f".{path.name}.{_random_suffix()}{TEMPORARY_SUFFIX}")
+    _copy_beside(path, temporary, status)
+    try:
+        os.replace(temporary, aside)
+    except OSError as error:
+        _discard(temporary)
+        raise _os_error(path, error) from None
+
+
 def _copy_beside(path: Path, aside: Path, status: os.stat_result) -> None:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _COMMON
     try:
@@ -341,6 +357,8 @@ def _copy_beside(path: Path, aside: Path, status: os.stat_result) -> None:
             with os.fdopen(_open_regular(path, os.O_RDONLY, follow=False), "rb") as reading:
                 while chunk := reading.read(_CHUNK):
                     copy.write(chunk)
+            copy.flush()
+            os.fsync(copy.fileno())
             os.chmod(aside, stat.S_IMODE(status.st_mode))
     except OSError as error:
         _discard(aside)

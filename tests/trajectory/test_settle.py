@@ -599,3 +599,56 @@ def test_a_settling_stopped_as_it_removes_a_killed_composes_files_is_finished_by
     code, _, _ = stet("trajectory", "list", "-C", str(root))
     assert code == 0
     assert trajectory_files(folder) == before
+
+
+_NO_HARD_LINKS_TORN_COPY = r"""
+import os, sys
+def no_link(*args, **kwargs):
+    raise PermissionError(1, "Operation not permitted")
+os.link = no_link
+import stet_lsp.core.safefs as safefs
+safefs._CHUNK = 1024
+opened = os.fdopen
+class Torn:
+    def __init__(self, file):
+        self.file, self.writes = file, 0
+    def write(self, data):
+        self.writes += 1
+        if self.writes == 2:
+            os._exit(137)
+        written = self.file.write(data)
+        self.file.flush()
+        return written
+    def __getattr__(self, name):
+        return getattr(self.file, name)
+    def __enter__(self):
+        self.file.__enter__()
+        return self
+    def __exit__(self, *exc):
+        return self.file.__exit__(*exc)
+def fdopen(fd, mode="r", *args, **kwargs):
+    file = opened(fd, mode, *args, **kwargs)
+    name = os.path.basename(os.readlink(f"/proc/self/fd/{fd}"))
+    return Torn(file) if "w" in mode and name.startswith(".events.jsonl.") else file
+os.fdopen = fdopen
+from stet_lsp.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="names an open file by /proc")
+def test_a_copy_kept_aside_where_there_are_no_hard_links_is_never_put_back_torn(
+    root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """Where the file system has no hard links, a compose keeps events.jsonl aside by copying
+    it; killed midway through that copy, the part copied is never put back as events.jsonl:
+    the next settling finds only a temporary file, and the trajectory is as composed before."""
+    folder = two_sessions(root, tmp_path)
+    before = trajectory_files(folder)
+    source = publish(root, tmp_path)
+    command = [sys.executable, "-c", _NO_HARD_LINKS_TORN_COPY, "trajectory", "import", str(source)]
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True)
+    assert done.returncode == 137, done.stderr
+    code, _, err = stet("trajectory", "show", "-C", str(root))
+    assert code == 0, err
+    assert trajectory_files(folder) == before
