@@ -276,8 +276,8 @@ def keep_aside(path: Path, root: Path, suffix: str) -> Path | None:
     `.<name><suffix>-<random>`, that keeps the file as it is while `path` is replaced (every
     write renames a new file over the name) until it is put back (`put_back`,
     `put_back_keeping`): a hard link, so nothing is read or copied (where the file system has
-    no hard links, a copy made a block at a time, named so once whole: `_copy_as`). None when
-    there is no file; StetError when the path is no regular file."""
+    no hard links, a copy made a block at a time, named so once whole: `_named_once_whole`).
+    None when there is no file; StetError when the path is no regular file."""
     path = inside(root, path)
     status = _regular_or_missing(path)
     if status is None:
@@ -293,7 +293,7 @@ def keep_aside(path: Path, root: Path, suffix: str) -> Path | None:
         except OSError:
             if os.path.lexists(aside):
                 continue
-            _copy_as(path, aside, status)
+            _named_once_whole(path, aside, status, path.name)
         return aside
     raise StetError(f"could not name a file beside {path}")
 
@@ -319,31 +319,26 @@ def put_back_keeping(aside: Path, path: Path, root: Path) -> None:
     status = _regular_or_missing(inside(root, aside))
     if status is None:
         raise StetError(f"{aside}: no such file")
-    temporary = path.with_name(f".{path.name}.{_random_suffix()}{TEMPORARY_SUFFIX}")
-    try:
-        os.link(aside, temporary, follow_symlinks=False)
-    except OSError:
-        _copy_beside(aside, temporary, status)
-    try:
-        os.replace(temporary, path)
-    except OSError as error:
-        _discard(temporary)
-        raise _os_error(path, error) from None
-    _discard(temporary)  # already one file with `path`: the rename did nothing
+    _named_once_whole(aside, path, status, path.name)
     _fsync_folder(path.parent)
 
 
-def _copy_as(path: Path, aside: Path, status: os.stat_result) -> None:
-    """A copy of `path` named `aside` once it is whole: a writer killed while it copies
-    leaves a temporary file (which the next settling removes), never a part of the file under
-    the name a settling would put back."""
-    temporary = aside.with_name(f".{path.name}.{_random_suffix()}{TEMPORARY_SUFFIX}")
-    _copy_beside(path, temporary, status)
+def _named_once_whole(source: Path, target: Path, status: os.stat_result, name: str) -> None:
+    """`source` at `target` too: a hard link (else a copy, a block at a time), made under a
+    temporary name after `name` and renamed over `target` once whole, so a writer killed
+    meanwhile leaves a temporary file (which the next settling removes), never a part of the
+    file under a name a settling reads."""
+    temporary = target.with_name(f".{name}.{_random_suffix()}{TEMPORARY_SUFFIX}")
     try:
-        os.replace(temporary, aside)
+        os.link(source, temporary, follow_symlinks=False)
+    except OSError:
+        _copy_beside(source, temporary, status)
+    try:
+        os.replace(temporary, target)
     except OSError as error:
         _discard(temporary)
-        raise _os_error(path, error) from None
+        raise _os_error(target, error) from None
+    _discard(temporary)  # a link of one file with `target` already: the rename did nothing
 
 
 def _copy_beside(path: Path, aside: Path, status: os.stat_result) -> None:
