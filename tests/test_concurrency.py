@@ -9,6 +9,7 @@ import sys
 import textwrap
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pygit2
@@ -404,3 +405,56 @@ def test_a_save_landing_while_a_writer_writes_is_merged_in_not_written_over(
     assert entries[unseen.text].id == unseen.id
     status = document.find(kept.id).status  # type: ignore[union-attr]
     assert status == ("discarded" if operation == "discard" else "open")
+
+
+def _writer_lands_after_the_check(
+    path: Path, theirs: bytes, expected: bytes | None
+) -> Callable[[Path], bool]:
+    """An `unchanged` that says the file holds `expected`, and then lets another program
+    (one that takes no lock: a harness writing its settings) replace it, once: the moment
+    between a check and a rename."""
+    from stet_lsp.core.safefs import holding
+
+    holds = holding(expected)
+    landed: list[bool] = []
+
+    def unchanged(name: Path) -> bool:
+        answer = holds(name)
+        if not landed:
+            landed.append(True)
+            spare = path.with_name("their-write")
+            spare.write_bytes(theirs)
+            os.replace(spare, path)
+        return answer
+
+    return unchanged
+
+
+@pytest.mark.parametrize("before", [b'{"allow": []}\n', None], ids=["file", "no-file"])
+def test_a_write_landing_between_the_check_and_the_rename_is_not_written_over(
+    tmp_path: Path, before: bytes | None
+) -> None:
+    """A harness's settings are replaced only while they hold what was read. Checked and then
+    renamed, a harness writing between the two lost its write (a permission granted); the
+    files are exchanged instead and the replaced one checked again: it is put back, and the
+    write is made again from a new reading."""
+    from stet_lsp.core import renameat
+    from stet_lsp.core.safefs import ChangedMeanwhile, atomic_write
+
+    probe = tmp_path / "probe"
+    probe.write_bytes(b"")
+    if not renameat.exchange(str(probe), str(probe)):
+        pytest.skip("renameat2 is not available here")
+    probe.unlink()
+    path = tmp_path / "settings.local.json"
+    if before is not None:
+        path.write_bytes(before)
+    theirs = b'{"allow": ["Bash(make test)"]}\n'
+    unchanged = _writer_lands_after_the_check(path, theirs, before)
+    with pytest.raises(ChangedMeanwhile):
+        atomic_write(path, b'{"hooks": {}}\n', tmp_path, unchanged=unchanged)
+    assert path.read_bytes() == theirs
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["settings.local.json"]
+    atomic_write(path, b'{"hooks": {}}\n', tmp_path, unchanged=lambda name: True)
+    assert path.read_bytes() == b'{"hooks": {}}\n'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["settings.local.json"]

@@ -13,14 +13,19 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.locking import LOCK_TIMEOUT_SECONDS, held, remove_held
 from stet_lsp.core.rewrites import retried
-from stet_lsp.core.safefs import ChangedMeanwhile, atomic_write, read_regular, remove_regular
+from stet_lsp.core.safefs import (
+    ChangedMeanwhile,
+    atomic_write,
+    holding,
+    read_regular,
+    remove_regular,
+)
 
 
 @dataclass(frozen=True)
@@ -122,19 +127,15 @@ def apply(gone: Unexclusion) -> None:
 
 def _take_out(gone: Unexclusion) -> None:
     before = gone.before.encode("utf-8", "surrogateescape")
-    holds = partial(_holds, gone.path, gone.base, before)
+    holds = holding(before, gone.base)
     with locked(gone.base):
         if gone.after is None:
-            if not holds():
+            if not holds(gone.path):
                 raise ChangedMeanwhile(gone.path)
             remove_regular(gone.path, gone.base)
         else:
             data = gone.after.encode("utf-8", "surrogateescape")
             atomic_write(gone.path, data, gone.base, unchanged=holds)
-
-
-def _holds(path: Path, base: Path, data: bytes) -> bool:
-    return read_regular(path, base) == data
 
 
 def held_elsewhere(root: Path, repo: Any, common: Path, relative: Path) -> bool:

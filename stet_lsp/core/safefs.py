@@ -19,6 +19,7 @@ import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 
+from stet_lsp.core import renameat
 from stet_lsp.core.errors import StetError
 
 TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
@@ -178,12 +179,17 @@ class ChangedMeanwhile(Exception):
     `unchanged` said so): nothing was replaced."""
 
 
+Unchanged = Callable[["Path"], bool]
+"""Whether the file at a name still holds what new content was made from (asked of the
+destination, then of the name the replaced file went to)."""
+
+
 def atomic_write(
     path: Path,
     data: bytes,
     root: Path | None = None,
     mode: int = 0o666,
-    unchanged: Callable[[], bool] | None = None,
+    unchanged: Unchanged | None = None,
 ) -> None:
     """Replace the file at `path` with `data` (see `atomic_writer`)."""
     with atomic_writer(path, root, mode, unchanged) as stream:
@@ -195,7 +201,7 @@ def atomic_writer(
     path: Path,
     root: Path | None = None,
     mode: int = 0o666,
-    unchanged: Callable[[], bool] | None = None,
+    unchanged: Unchanged | None = None,
 ) -> Iterator[BinaryIO]:
     """A stream whose bytes replace the file at `path` when the block ends without an error:
     written to an exclusively created temporary file in the same folder, synced, then renamed
@@ -204,7 +210,7 @@ def atomic_writer(
     regular file, never a link: it is replaced, not written through. `unchanged`, asked once
     the new content is synced, right before the rename: whether the destination still holds
     what the new content was made from; when not, nothing is replaced and `ChangedMeanwhile`
-    is raised."""
+    is raised (see `_replace_unless_changed` for a writer between the two)."""
     if root is not None:
         path = inside(root, path)
     existing = _regular_or_missing(path)
@@ -216,9 +222,10 @@ def atomic_writer(
             if existing is not None and os.chmod in os.supports_fd:
                 os.chmod(stream.fileno(), stat.S_IMODE(existing.st_mode))
             os.fsync(stream.fileno())
-        if unchanged is not None and not unchanged():
-            raise ChangedMeanwhile(path)
-        os.replace(temporary, path)
+        if unchanged is None:
+            os.replace(temporary, path)
+        else:
+            _replace_unless_changed(temporary, path, unchanged)
         _fsync_folder(path.parent)
     except OSError as error:
         _discard(temporary)
@@ -226,6 +233,45 @@ def atomic_writer(
     except BaseException:
         _discard(temporary)
         raise
+
+
+def holding(data: bytes | None, root: Path | None = None) -> Unchanged:
+    """An `unchanged` for `atomic_writer`: whether the file at a name holds `data` (None: there
+    is no file)."""
+    return lambda path: read_regular(path, root) == data
+
+
+def _replace_unless_changed(temporary: Path, path: Path, unchanged: Unchanged) -> None:
+    """Rename `temporary` over `path` while `path` holds what `unchanged` expects. Another
+    program writing the file without a lock (a harness its settings) may replace it between
+    the check and the rename: the two files are exchanged instead, the one replaced is checked
+    again at its new name, and exchanged back when it is not what was read. Where exchanging
+    cannot be done, the rename follows the check."""
+    if not unchanged(path):
+        raise ChangedMeanwhile(path)
+    try:
+        if not os.path.lexists(path):
+            if not renameat.rename_unless_taken(str(temporary), str(path)):
+                os.replace(temporary, path)
+            return
+        if not renameat.exchange(str(temporary), str(path)):
+            os.replace(temporary, path)
+            return
+    except (FileExistsError, FileNotFoundError):
+        raise ChangedMeanwhile(path) from None
+    try:
+        replaced_unchanged = unchanged(temporary)
+    except (OSError, StetError):
+        replaced_unchanged = False  # a link or a folder put there meanwhile
+    if replaced_unchanged:
+        _discard(temporary)
+        return
+    try:
+        renameat.exchange(str(temporary), str(path))
+    except OSError:
+        with suppress(OSError):
+            os.replace(temporary, path)  # the other writer's file back over this one
+    raise ChangedMeanwhile(path)
 
 
 def remove_regular(path: Path, root: Path) -> bool:

@@ -49,6 +49,7 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 """What a text decoded with surrogateescape holds for a byte that is not UTF-8."""
 TYPE_CHECKING = False  # as typing's, without importing typing (start-up of the command line)
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Final, Literal, TypeVar
 
     from stet_lsp.core.model import Author, Kind, Status
@@ -166,19 +167,22 @@ class StyleSheet:
         """The sheet's text (the buffer's, or the file's; "" when there is no file)."""
         if self.buffer is not None:
             return self.buffer
-        data = read_regular(self.path, self.target.root, limit=SHEET_LIMIT + 1)
+        return self._read_file(self.path)
+
+    def _read_file(self, path: Path) -> str:
+        data = read_regular(path, self.target.root, limit=SHEET_LIMIT + 1)
         if data is None:
             return ""
         if len(data) > SHEET_LIMIT:
             raise StetError(
-                f"{self.path} is larger than {SHEET_LIMIT // 2**20} MiB, not read: a style sheet "
+                f"{path} is larger than {SHEET_LIMIT // 2**20} MiB, not read: a style sheet "
                 "is working memory; move it away or shorten it, nothing was changed"
             )
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
             raise StetError(
-                f"{self.path} is not UTF-8 ({undecodable_at(data, error)}); "
+                f"{path} is not UTF-8 ({undecodable_at(data, error)}); "
                 "fix or move it, nothing was changed"
             ) from None
         if text.count("\0") * 3 >= len(text) > 0:
@@ -186,14 +190,14 @@ class StyleSheet:
             # NUL beside each character: read so, it held no entries, and a write put a new
             # sheet in front of the old text. A NUL here and there is the sheet's text.
             raise StetError(
-                f"{self.path} is mostly NUL bytes (UTF-16 or UTF-32?); "
+                f"{path} is mostly NUL bytes (UTF-16 or UTF-32?); "
                 "save it as UTF-8, nothing was changed"
             )
         if "\r" in text and "\n" not in text:
             # Read as one line, its entries would be none, and a write would add a second
             # sheet after them.
             raise StetError(
-                f"{self.path} ends its lines with a carriage return alone (classic Mac OS); "
+                f"{path} ends its lines with a carriage return alone (classic Mac OS); "
                 "make them line feeds (or CR LF), nothing was changed"
             )
         return text
@@ -419,9 +423,9 @@ class StyleSheet:
             f"{self.path} kept changing while Stet wrote it; nothing was changed, try again"
         )
 
-    def _holds(self, text: str) -> bool:
-        """Whether the sheet's file holds `text`."""
-        return self.read_text() == text
+    def _holds(self, text: str, path: Path) -> bool:
+        """Whether the sheet's file (at `path`, a name it may have been moved to) holds `text`."""
+        return self._read_file(path) == text
 
     # -- helpers -----------------------------------------------------------------------
 

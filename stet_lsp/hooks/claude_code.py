@@ -36,7 +36,6 @@ import sys
 from collections.abc import Mapping
 from contextlib import suppress
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +47,7 @@ from stet_lsp.core.safefs import (
     ChangedMeanwhile,
     atomic_write,
     ensure_stet_gitignore,
+    holding,
     inside,
     make_dirs,
     read_regular,
@@ -57,7 +57,6 @@ from stet_lsp.core.safefs import (
 from stet_lsp.hooks.files import (
     ChangedWhileWritten,
     as_found,
-    holds,
     read_record,
     record_tracked,
     remove_record,
@@ -427,7 +426,7 @@ def _install(root: Path, *, dry_run: bool) -> dict[str, Any]:
             excluded = True
         make_dirs(root, FOLDER)
         assert text is not None
-        unchanged = partial(holds, path, data, root)
+        unchanged = holding(data, root)
         atomic_write(path, text.encode("utf-8"), root, unchanged=unchanged)
     except ChangedMeanwhile:
         if previous is None:
@@ -474,14 +473,14 @@ def _uninstall(root: Path, *, dry_run: bool) -> dict[str, Any]:
         text = render(settings, current)
     if not dry_run:
         require_writable(path)
-        if not holds(path, data, root):
+        if read_regular(path, root) != data:
             raise ChangedWhileWritten(path)
         if text is None:
             remove_regular(path, root)
             if record.get("created_folder"):
                 _remove_empty_folder(root, FOLDER)
         else:
-            unchanged = partial(holds, path, data, root)
+            unchanged = holding(data, root)
             try:
                 atomic_write(path, text.encode("utf-8"), root, unchanged=unchanged)
             except ChangedMeanwhile:
@@ -537,7 +536,7 @@ class _Exclusion:
         from stet_lsp.core.exclusions import locked
 
         make_dirs(self.base, self.path.parent.relative_to(self.base))
-        unchanged = partial(holds, self.path, self.before, self.base)
+        unchanged = holding(self.before, self.base)
         with locked(self.base):
             data = (self.before or b"") + self.added
             atomic_write(self.path, data, self.base, unchanged=unchanged)
@@ -546,9 +545,9 @@ class _Exclusion:
         """The file as it was before `write`, unless it changed since."""
         from stet_lsp.core.exclusions import locked
 
-        unchanged = partial(holds, self.path, (self.before or b"") + self.added, self.base)
+        unchanged = holding((self.before or b"") + self.added, self.base)
         with locked(self.base):
-            if not unchanged():
+            if not unchanged(self.path):
                 return
             if self.before is None:
                 remove_regular(self.path, self.base)

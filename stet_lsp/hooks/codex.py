@@ -43,13 +43,13 @@ from stet_lsp.core.safefs import (
     ChangedMeanwhile,
     atomic_write,
     followed_links,
+    holding,
     read_regular,
     require_writable,
 )
 from stet_lsp.hooks.files import (
     ChangedWhileWritten,
     as_found,
-    holds,
     read_record,
     record_tracked,
     remove_record,
@@ -151,7 +151,7 @@ def _write_config(path: Path, content: str, before: str | None) -> None:
     """Write the config, only while it still holds `before` (None: no file)."""
     try:
         path.parent.mkdir(exist_ok=True)  # Codex's folder only (require_folder_above)
-        atomic_write(path, content.encode("utf-8"), unchanged=lambda: _holds(path, before))
+        atomic_write(path, content.encode("utf-8"), unchanged=holding(_encoded(before)))
     except ChangedMeanwhile:
         raise ChangedWhileWritten(path) from None
     except OSError as error:
@@ -160,8 +160,8 @@ def _write_config(path: Path, content: str, before: str | None) -> None:
         ) from None
 
 
-def _holds(path: Path, text: str | None) -> bool:
-    return holds(path, None if text is None else text.encode("utf-8"))
+def _encoded(text: str | None) -> bytes | None:
+    return None if text is None else text.encode("utf-8")
 
 
 def _read_config(path: Path) -> str | None:
@@ -416,7 +416,7 @@ def _uninstall(
     if not dry_run:
         if changed:
             require_writable(path)
-        if changed and not _holds(path, text):
+        if changed and read_regular(path) != _encoded(text):
             raise ChangedWhileWritten(path)
         if remove_file:
             os.unlink(path)
@@ -425,7 +425,7 @@ def _uninstall(
                     os.rmdir(path.parent)  # only while empty: Codex keeps its own files there
         elif changed and content is not None:
             try:
-                atomic_write(path, content.encode("utf-8"), unchanged=lambda: _holds(path, text))
+                atomic_write(path, content.encode("utf-8"), unchanged=holding(_encoded(text)))
             except ChangedMeanwhile:
                 raise ChangedWhileWritten(path) from None
         if consent:

@@ -218,11 +218,6 @@ class ChangedWhileWritten(rewrites.ChangedWhileWritten):
         )
 
 
-def holds(path: Path, data: bytes | None, root: Path | None = None) -> bool:
-    """Whether the file at `path` holds `data` (None: there is no file)."""
-    return read_regular(path, root) == data
-
-
 # -- install records -------------------------------------------------------------------------
 
 

@@ -42,6 +42,7 @@ from stet_lsp.core.safefs import (
     ChangedMeanwhile,
     atomic_write,
     followed_links,
+    holding,
     inside,
     make_dirs,
     read_regular,
@@ -232,10 +233,7 @@ def apply(plan: Plan) -> None:
 def _write(plan: Plan) -> None:
     data = plan.after.encode("utf-8")
     before = None if plan.before is None else plan.before.encode("utf-8")
-
-    def unchanged() -> bool:
-        return read_regular(plan.path, plan.root) == before
-
+    unchanged = holding(before, plan.root)
     if plan.root is not None:
         make_dirs(plan.root, plan.path.parent.relative_to(plan.root))
     else:
@@ -248,8 +246,8 @@ def _exclude(exclusion: Exclusion) -> None:
     own meanwhile (ChangedMeanwhile)."""
     before = exclusion.before.encode("utf-8", "surrogateescape")
 
-    def unchanged() -> bool:
-        return (read_regular(exclusion.path, exclusion.base) or b"") == before
+    def unchanged(path: Path) -> bool:
+        return (read_regular(path, exclusion.base) or b"") == before
 
     make_dirs(exclusion.base, exclusion.path.parent.relative_to(exclusion.base))
     data = exclusion.after.encode("utf-8", "surrogateescape")
@@ -262,11 +260,9 @@ def _take_back(exclusion: Exclusion) -> None:
     after = exclusion.after.encode("utf-8", "surrogateescape")
     before = exclusion.before.encode("utf-8", "surrogateescape")
 
-    def unchanged() -> bool:
-        return read_regular(exclusion.path, exclusion.base) == after
-
+    unchanged = holding(after, exclusion.base)
     with exclusions.locked(exclusion.base):
-        if not unchanged():
+        if not unchanged(exclusion.path):
             return
         if before:
             atomic_write(exclusion.path, before, exclusion.base, unchanged=unchanged)

@@ -28,8 +28,8 @@ from stet_lsp.core.exclusions import Unexclusion
 from stet_lsp.core.safefs import (
     ChangedMeanwhile,
     atomic_write,
+    holding,
     inside,
-    read_regular,
     remove_regular,
     require_writable,
 )
@@ -182,10 +182,8 @@ def apply_removal(removal: Removal) -> None:
         require_writable(target.path)
         before = None if removal.before is None else removal.before.encode("utf-8")
 
-        def unchanged() -> bool:
-            return read_regular(target.path, target.root) == before
-
-        if not unchanged():  # the file changed since it was read: plan again
+        unchanged = holding(before, target.root)
+        if not unchanged(target.path):  # the file changed since it was read: plan again
             raise ChangedWhileWritten(target.shown)
         if removal.after is None:
             if target.root is not None:
