@@ -430,6 +430,18 @@ def _writer_lands_after_the_check(
     return unchanged
 
 
+def _skip_without_exchange(folder: Path) -> None:
+    from stet_lsp.core import renameat
+
+    first, second = folder / "probe-1", folder / "probe-2"
+    first.write_bytes(b"1")
+    second.write_bytes(b"2")
+    if not renameat.exchange(str(first), str(second)):
+        pytest.skip("renameat2 cannot exchange files here")
+    first.unlink()
+    second.unlink()
+
+
 @pytest.mark.parametrize("before", [b'{"allow": []}\n', None], ids=["file", "no-file"])
 def test_a_write_landing_between_the_check_and_the_rename_is_not_written_over(
     tmp_path: Path, before: bytes | None
@@ -438,14 +450,9 @@ def test_a_write_landing_between_the_check_and_the_rename_is_not_written_over(
     renamed, a harness writing between the two lost its write (a permission granted); the
     files are exchanged instead and the replaced one checked again: it is put back, and the
     write is made again from a new reading."""
-    from stet_lsp.core import renameat
     from stet_lsp.core.safefs import ChangedMeanwhile, atomic_write
 
-    probe = tmp_path / "probe"
-    probe.write_bytes(b"")
-    if not renameat.exchange(str(probe), str(probe)):
-        pytest.skip("renameat2 is not available here")
-    probe.unlink()
+    _skip_without_exchange(tmp_path)
     path = tmp_path / "settings.local.json"
     if before is not None:
         path.write_bytes(before)
@@ -458,3 +465,48 @@ def test_a_write_landing_between_the_check_and_the_rename_is_not_written_over(
     atomic_write(path, b'{"hooks": {}}\n', tmp_path, unchanged=lambda name: True)
     assert path.read_bytes() == b'{"hooks": {}}\n'
     assert sorted(p.name for p in tmp_path.iterdir()) == ["settings.local.json"]
+
+
+def test_a_second_write_landing_while_the_replaced_file_is_checked_is_the_one_kept(
+    tmp_path: Path,
+) -> None:
+    """The other program writes after the check, and again (over this write) while the file
+    it replaced is checked: exchanged back, its second write would have been at the temporary
+    name and removed with it. Its newest write is the file's."""
+    from stet_lsp.core.safefs import ChangedMeanwhile, atomic_write, holding
+
+    _skip_without_exchange(tmp_path)
+    path = tmp_path / "settings.local.json"
+    path.write_bytes(b"read\n")
+    holds = holding(b"read\n")
+    writes = iter([b"first\n", b"second\n"])
+
+    def unchanged(name: Path) -> bool:
+        answer = holds(name)
+        theirs = next(writes, None)
+        if theirs is not None:
+            spare = tmp_path / "their-write"
+            spare.write_bytes(theirs)
+            os.replace(spare, path)
+        return answer
+
+    with pytest.raises(ChangedMeanwhile):
+        atomic_write(path, b"ours\n", tmp_path, unchanged=unchanged)
+    assert path.read_bytes() == b"second\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["settings.local.json"]
+
+
+def test_retention_leaves_a_file_a_write_exchanged_out_a_moment_ago(
+    repo: pygit2.Repository, root: Path
+) -> None:
+    """A sheet's write exchanges the new file with the old and reads the old one again at the
+    temporary name; that file keeps the old sheet's modification time. Retention took it for
+    a killed writer's leftover (older than an hour) and removed it under the write."""
+    target = current_target(repo)
+    StyleSheet(target).add("the sheet")
+    exchanged_out = target.sheet_path.with_name(f".{target.sheet_path.name}.k3x9q2.tmp")
+    exchanged_out.write_bytes(target.sheet_path.read_bytes())
+    hours_ago = time.time() - 3 * 3600
+    os.utime(exchanged_out, (hours_ago, hours_ago))  # the change time stays now, as a rename's
+    collect_garbage(repo, target)
+    assert exchanged_out.exists()

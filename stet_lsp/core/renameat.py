@@ -52,21 +52,25 @@ def _renameat2(source: str, target: str, flags: int) -> bool:
 def _function() -> Callable[..., int] | None:
     global _call
     if _call is None:
-        _call = False
-        if os.name == "posix":
-            try:
-                import ctypes
-
-                function = ctypes.CDLL(None, use_errno=True).renameat2
-            except (OSError, AttributeError):
-                return None
-            function.argtypes = [
-                ctypes.c_int,
-                ctypes.c_char_p,
-                ctypes.c_int,
-                ctypes.c_char_p,
-                ctypes.c_uint,
-            ]
-            function.restype = ctypes.c_int
-            _call = function
+        _call = _look_up()  # set once found: a thread asking meanwhile looks it up too
     return _call if callable(_call) else None
+
+
+def _look_up() -> Callable[..., int] | bool:
+    if os.name != "posix":
+        return False
+    try:
+        import ctypes  # a Python built without libffi has none
+
+        function = ctypes.CDLL(None, use_errno=True).renameat2
+    except (ImportError, OSError, AttributeError):
+        return False
+    function.argtypes = [
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_uint,
+    ]
+    function.restype = ctypes.c_int
+    return function

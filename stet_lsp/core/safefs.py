@@ -249,6 +249,7 @@ def _replace_unless_changed(temporary: Path, path: Path, unchanged: Unchanged) -
     cannot be done, the rename follows the check."""
     if not unchanged(path):
         raise ChangedMeanwhile(path)
+    ours = os.lstat(temporary).st_ino
     try:
         if not os.path.lexists(path):
             if not renameat.rename_unless_taken(str(temporary), str(path)):
@@ -268,6 +269,9 @@ def _replace_unless_changed(temporary: Path, path: Path, unchanged: Unchanged) -
         return
     try:
         renameat.exchange(str(temporary), str(path))
+        if os.lstat(temporary).st_ino != ours:
+            # The other program wrote again over this file meanwhile: its newer write stays.
+            os.replace(temporary, path)
     except OSError:
         with suppress(OSError):
             os.replace(temporary, path)  # the other writer's file back over this one
