@@ -666,12 +666,9 @@ class RuleScanner:
             return False
         if text.startswith("--- ", key_start - 4) and _GO_VERDICT_TIME.match(text, end):
             return True  # Go's own line, alone too: `--- PASS: TestParse/case_1 (0.00s)`
-        broken = [m for m in breaks if line >= len(m) and text.startswith(m, line - len(m))]
-        if broken:
-            before = line - len(broken[0])
-            previous = _line_start(text, before, _VERDICT_REACH, breaks)
-            if previous >= 0 and _VERDICT_LINE.match(text, previous, before) is not None:
-                return True
+        previous = self._line_before(line, breaks)
+        if previous is not None and _VERDICT_LINE.match(text, *previous) is not None:
+            return True
         for mark in breaks:
             found = text.find(mark, end, end + _VERDICT_REACH)
             if found >= 0 and _VERDICT_LINE.match(text, found + len(mark)) is not None:
@@ -690,13 +687,20 @@ class RuleScanner:
         if key_start > 0 and text.startswith("\\n", key_start - 1):
             key_start += 1  # `\\nPASS` in a JSON string: the escape's `n` is no part of the key
         breaks = _BREAKS if self.escapes else ("\n",)
-        line = _line_start(text, key_start, 24, breaks)
+        previous = self._line_before(_line_start(text, key_start, 24, breaks), breaks)
+        return previous is not None and _USERS_NAME_LINE.match(text, *previous) is not None
+
+    def _line_before(self, line: int, breaks: tuple[str, ...]) -> tuple[int, int] | None:
+        """Where the line right before the one starting at `line` starts and ends (at its
+        break, of `breaks`); None when no break ends right before `line` (the text's or a JSON
+        string's first line) or that line starts farther than `_VERDICT_REACH` before it."""
+        text = self.text
         for mark in breaks:
             if line >= len(mark) and text.startswith(mark, line - len(mark)):
                 before = line - len(mark)
                 previous = _line_start(text, before, _VERDICT_REACH, breaks)
-                return previous >= 0 and _USERS_NAME_LINE.match(text, previous, before) is not None
-        return False
+                return (previous, before) if previous >= 0 else None
+        return None
 
     def _closes_what_opened_on(self, key_start: int, start: int, end: int) -> bool:
         """Whether the value at `start:end` ends in the bracket that closes the one opened
