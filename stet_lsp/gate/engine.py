@@ -101,6 +101,20 @@ _TEST_RESULTS = frozenset(("PASS", "XPASS", "PASSED", "Passed"))
 # verdict line by its verdict and its shape, whatever the name after it.
 _VERDICT_KEYS = frozenset(("PASS", "XPASS", "KPASS"))
 _VERDICT_LEAD = re.compile(r"[ \t]{0,16}(?:--- )?")
+# OpenJDK's jtreg says `Passed: ` and the test's path under its suite's root, a source, a
+# shell script, an applet's page or a class file's assembly, perhaps one of its cases after
+# `#` (`Passed: java/net/httpclient/ManyRequests.java`, `Passed: runtime/condy/BadLDC2_W.jasm`,
+# `Passed: tools/javac/T8024039.java#id1`): a line of its summary, alone too. A password is
+# written as no relative path to a test's file; `PASS:` and `Password:` name no jtreg verdict.
+_JTREG_PASSED = "Passed"
+_JTREG_TEST_PATH = re.compile(
+    r"(?:[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,100}/){1,30}[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,100}"
+    r"\.(?:java|jasm|jcod|sh|html)(?:#[A-Za-z0-9_.\-]{1,200})?"
+)
+_INDENT = re.compile(r"[ \t]{0,16}")
+# What ends a line after a value: a newline, raw, or in JSON text escaped or the string's end.
+_LINE_END = re.compile(r"[ \t]{0,16}\r?(?:\n|\Z)")
+_ESCAPED_LINE_END = re.compile(r"[ \t]{0,16}(?:\r?(?:\n|\Z)|(?:\\r)?\\n|\")")
 # What Go writes after a test's name on its verdict line: the time the test took.
 _GO_VERDICT_TIME = re.compile(r" \([0-9]{1,6}\.[0-9]{2,3}s\)")
 _VERDICT_LINE = re.compile(
@@ -648,22 +662,29 @@ class RuleScanner:
         (`_VERDICT_LINE`): its key (`PASS`) starts the line, perhaps indented or after Go's
         `--- `, a colon and one blank stand between them, and the line before or the one
         after is a verdict line too. A lone `PASS: …` is a note's or a mapping's password as
-        well as a test's verdict (`USER: bob` then `PASS: hunter22`)."""
+        well as a test's verdict (`USER: bob` then `PASS: hunter22`); jtreg's `Passed: ` and a
+        test's path (`_JTREG_TEST_PATH`) alone on its line, perhaps indented, is one alone."""
         text = self.text
         key_start, key_end = match.span("key")
         if key_start > 0 and text.startswith("\\n", key_start - 1):
             key_start += 1  # `\\nPASS` in a JSON string: the escape's `n` is no part of the key
-        if text[key_start:key_end] not in _VERDICT_KEYS:
+        jtreg = text[key_start:key_end] == _JTREG_PASSED
+        if not jtreg and text[key_start:key_end] not in _VERDICT_KEYS:
             return False
         if start != key_end + 2 or not text.startswith(": ", key_end):
             return False
-        if not heuristics.reads_as_test_name(text[start:end]):
+        if jtreg and _JTREG_TEST_PATH.fullmatch(text, start, end) is None:
+            return False  # `Passed: Summer2024!`, `Passed: hunter2.java`: a password's
+        if not jtreg and not heuristics.reads_as_test_name(text[start:end]):
             return False  # `PASS: P@ssw0rd!2024`, `PASS: s3cr3t`: a password's
         # An escaped line break is one only in JSON text (`printf 'a\nSKIP: x'` is no line).
         breaks = _BREAKS if self.escapes else ("\n",)
         line = _line_start(text, key_start, 24, breaks)
-        if line < 0 or _VERDICT_LEAD.fullmatch(text, line, key_start) is None:
+        lead = _INDENT if jtreg else _VERDICT_LEAD
+        if line < 0 or lead.fullmatch(text, line, key_start) is None:
             return False
+        if jtreg:  # jtreg's summary line names a test alone too, and nothing after it
+            return (_ESCAPED_LINE_END if self.escapes else _LINE_END).match(text, end) is not None
         if text.startswith("--- ", key_start - 4) and _GO_VERDICT_TIME.match(text, end):
             return True  # Go's own line, alone too: `--- PASS: TestParse/case_1 (0.00s)`
         previous = self._line_before(line, breaks)

@@ -579,6 +579,57 @@ def test_a_jtreg_log_in_a_json_string_keeps_its_tests_paths() -> None:
 
 
 @pytest.mark.parametrize(
+    "line",
+    [
+        "Passed: runtime/condy/CondyBadLDC2_W.jasm",
+        "Passed: runtime/defaultMethods/I2.jasm",
+        "Passed: runtime/records/badRecordAttr3.jcod",
+        "Passed: java/awt/Focus/8044614/applet2.html",
+        "Passed: vmTestbase/gc/ArrayJuggle/Juggle07/Juggle07.java",
+        "Passed: runtime/valhalla/field_layout/CompositionTest.java#CompositionTest_no_atomic"
+        "_flat_and_nullable_atomic_flat_and_nullable_non_atomic_flat_and_no_nullable_flat",
+        "    Passed: runtime/interpreter/Linked4.jasm",
+    ],
+)
+def test_a_jtreg_summary_line_names_a_test_alone(line: str) -> None:
+    """jtreg's summary line, `Passed: ` and the test's path under its suite's root (a source,
+    a shell script, an applet's page, a class file's assembly, perhaps a case after `#`),
+    names a test, alone on its line, whatever its letters and digits: in a log of several,
+    with Windows' line ends, and in a transcript's JSON."""
+    for text in (f"{line}\n", f"{line}\nPassed: java/lang/String/Chars.java\n", f"{line}\r\n"):
+        assert scan_text(text, path="jtreg.log", cache=None) == []
+        assert scan_text(json.dumps({"output": text}) + "\n", path="e.jsonl", cache=None) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "password"),
+    [
+        ("Passed: Summer2024!\n", "Summer2024!"),
+        ("Passed: Xk9vQ2mLp7Rt\n", "Xk9vQ2mLp7Rt"),
+        # no test's file, or not alone on a line of its own
+        ("Passed: k9Qm/2xR7tLw4.jar\n", "k9Qm/2xR7tLw4.jar"),
+        ("Passed: k9Qm/2xR7tLw4.java extra\n", "k9Qm/2xR7tLw4.java"),
+        ("echo Passed: k9Qm/2xR7tLw4.java\n", "k9Qm/2xR7tLw4.java"),
+        ("Passed=k9Qm/2xR7tLw4.java\n", "k9Qm/2xR7tLw4.java"),
+        # a password's other names
+        ("PASS: k9Qm/2xR7tLw4.java\n", "k9Qm/2xR7tLw4.java"),
+        ("PASSED: k9Qm/2xR7tLw4.java\n", "k9Qm/2xR7tLw4.java"),
+        ("Password: k9Qm/2xR7tLw4.java\n", "k9Qm/2xR7tLw4.java"),
+        ("passwd: k9Qm/2xR7tLw4.java\n", "k9Qm/2xR7tLw4.java"),
+        # a login's password, whatever it reads as
+        ("User: admin\nPassed: k9Qm/2xR7tLw4.java\n", "k9Qm/2xR7tLw4.java"),
+        ("USER: admin\nPassed: runtime/condy/CondyBadLDC2_W.jasm\n", "CondyBadLDC2_W"),
+    ],
+)
+def test_a_password_that_is_no_jtreg_summary_line_stays_one(text: str, password: str) -> None:
+    """Only jtreg's own `Passed: ` and a relative test's path alone on its line is a verdict:
+    another value, a password's other names, or a login's `Passed:` is still redacted."""
+    record = json.dumps({"type": "tool_result", "content": text}) + "\n"
+    for scanned, path in ((text, "notes.txt"), (record, "s.jsonl")):
+        assert password not in redact_text(scanned, path=path, cache=None).text
+
+
+@pytest.mark.parametrize(
     ("text", "value"),
     [
         ("PASS: ld-elf/pr23591\nPASS: Xk9vQ2mLp7Rt\nFAIL: ld-elf/now-3\n", "Xk9vQ2mLp7Rt"),
