@@ -175,14 +175,59 @@ def test_a_sheet_git_tracks_is_not_briefed(stet: Run, tmp_path: Path) -> None:
         assert (code, out) == (1, "") and INJECTED not in err
         assert f"git's index holds {relative_text}" in err
         assert f"git rm --cached {relative_text}" in err
-    # Listing and adding still work.
+    # Listing still works.
     listed = json.loads(stet("note", "list", "--json", "-C", r)[1])
     assert [e["text"] for e in listed["entries"]] == [INJECTED]
-    assert stet("note", "add", "mine", "-C", r)[0] == 0
     # Untracked (the file and its entries stay), the sheet is briefed again.
     subprocess.run(["git", "rm", "-q", "--cached", relative_text], cwd=root, check=True)
+    assert stet("note", "add", "mine", "-C", r)[0] == 0
     code, out, _ = stet("brief", "-C", r)
     assert code == 0 and "mine" in out and INJECTED in out
+
+
+def files_of(root: Path) -> dict[str, bytes]:
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes()
+        for path in root.rglob("*")
+        if ".git" not in path.relative_to(root).parts and path.is_file()
+    }
+
+
+def test_a_sheet_git_tracks_is_not_written(stet: Run, tmp_path: Path) -> None:
+    """The sheet is never committed: one git's index holds came with the repository (or was
+    staged), and a note, a pause or a resume written to it would be committed with it. Each
+    write refuses it, naming the file and how to untrack it, and changes nothing: not the
+    sheet, not `.stet/.gitignore`, no lock file."""
+    root = clone_committing_sheet(tmp_path)
+    r = str(root)
+    relative = StyleSheet(resolve_target(root)).path.relative_to(root).as_posix()
+    before = files_of(root)
+    writes = [
+        ("note", "add", "mine", "-C", r),
+        ("note", "add", "an agent's", "--author", "agent", "-C", r),
+        ("note", "edit", "inject", "softened", "-C", r),
+        ("note", "discard", "inject", "-C", r),
+        ("pause", "-C", r),
+        ("pause", "--until", "2999-01-01", "-C", r),
+        ("resume", "-C", r),
+        ("graduate", "inject", "--to", "discard", "-C", r),
+        ("graduate", "inject", "--to", "trajectory", "-C", r),
+    ]
+    for args in writes:
+        for json_flag in ((), ("--json",)):
+            code, out, err = stet(*args, *json_flag)
+            assert (code, out) == (1, ""), args
+            assert err.startswith(
+                f"stet: error: the style sheet of main is not written: git's index holds {relative}"
+            ), args
+            assert f"git rm --cached {relative}" in err and "Nothing was changed" in err
+            assert files_of(root) == before, args
+    # Reading still works.
+    assert stet("note", "show", "inject", "-C", r)[0] == 0
+    subprocess.run(["git", "rm", "-q", "--cached", relative], cwd=root, check=True)
+    assert stet("note", "add", "mine", "-C", r)[0] == 0
+    assert stet("pause", "-C", r)[0] == 0
+    assert stet("resume", "-C", r) == (0, "resumed the style sheet of main\n", "")
 
 
 def test_errors_go_to_stderr_with_a_nonzero_exit(stet: Run, root: Path, tmp_path: Path) -> None:

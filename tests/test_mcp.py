@@ -266,11 +266,33 @@ def test_a_sheet_git_tracks_is_not_briefed(tmp_path: Path) -> None:
         with pytest.raises(MCPError, match="is not briefed") as raised:
             client.read("stet://brief")
         assert INJECTED not in str(raised.value)
-        # Listing and adding still work.
+        # Listing still works.
         assert [e["text"] for e in client.ok("list_notes", {})["entries"]] == [INJECTED]
-        client.ok("add_note", {"text": "An agent's own note."})
         subprocess.run(["git", "rm", "-q", "--cached", "-r", ".stet"], cwd=root, check=True)
+        client.ok("add_note", {"text": "An agent's own note."})
         assert "An agent's own note." in client.ok("get_brief", {})["text"]
+
+
+def test_a_sheet_git_tracks_is_not_written(tmp_path: Path) -> None:
+    """An agent's note, or its edit of the agent entry the repository committed, would be
+    committed with the sheet: both are tool errors naming the file, and nothing changes."""
+    root = clone_committing_sheet(tmp_path)
+    sheet = sheet_of(root)
+    relative = sheet.path.relative_to(root).as_posix()
+    before = sheet.path.read_bytes()
+    with serving(root) as client:
+        for name, arguments in (
+            ("add_note", {"text": "An agent's own note."}),
+            ("add_note", {"text": "Anchored.", "file": "README.md", "line": 1}),
+            ("edit_note", {"id": "inject", "text": "Softened."}),
+        ):
+            message = client.error(name, arguments)
+            assert f"is not written: git's index holds {relative}" in message
+            assert f"git rm --cached {relative}" in message
+        assert client.ok("show_note", {"id": "inject"})["entry"]["text"] == INJECTED
+    assert sheet.path.read_bytes() == before
+    assert not (root / ".stet" / ".gitignore").exists()
+    assert sorted(path.name for path in sheet.path.parent.iterdir()) == [sheet.path.name]
 
 
 def test_the_steps_of_a_trajectory_are_listed_a_page_at_a_time(
@@ -426,6 +448,28 @@ def test_a_paused_sheet_refuses_the_agents_notes(
     finally:
         operations.resume(sheet)
     assert server.ok("add_note", {"text": "lands again"})["entry"]["author"] == "agent"
+
+
+def test_a_step_is_not_marked_into_a_sheet_git_tracks(
+    server: Client, workspace: Path, trajectory: str
+) -> None:
+    """Refused before the verdict is written, as a paused sheet is: all or nothing."""
+    sheet = sheet_of(workspace)
+    with sheet.edit():  # the file, for git to hold
+        pass
+    relative = sheet.path.relative_to(workspace).as_posix()
+    repo = pygit2.Repository(str(workspace))
+    repo.index.add(relative)  # git add -f
+    repo.index.write()
+    try:
+        before = sheet.read_text(), len(read_verdicts(workspace, trajectory))
+        message = server.error("mark_step", {"step": 1, "verdict": "clever", "note_to_sheet": True})
+        assert f"git's index holds {relative}" in message
+        assert (sheet.read_text(), len(read_verdicts(workspace, trajectory))) == before
+    finally:
+        repo.index.remove(relative)  # git rm --cached
+        repo.index.write()
+    assert server.ok("mark_step", {"step": 1, "verdict": "clever", "note_to_sheet": True})["entry"]
 
 
 def test_a_target_never_sees_another(workspace: Path, server: Client) -> None:

@@ -370,6 +370,8 @@ def _mark(args: argparse.Namespace) -> int:
     config = config_of(target.root, args)
     folder = find_folder(target.root, args.id)
     text = read_text_argument(args.text) if args.text is not None else None
+    if args.note_to_sheet:  # refused before the verdict is written: all or nothing
+        StyleSheet(target).refuse_tracked()
     verdict = mark_step(target.root, folder, args.step, args.verdict, text, gate_config=config)
     entry = to_sheet(StyleSheet(target), verdict) if args.note_to_sheet else None
     if args.json:

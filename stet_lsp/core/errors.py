@@ -15,4 +15,5 @@ class NotInRepository(StetError):
 
 class TrackedSheetError(StetError):
     """A style sheet git's index holds: committed with the repository (or staged), it is not
-    this clone's own working memory, and its text is not given to an agent as such."""
+    this clone's own working memory: its text is not given to an agent as such, and nothing
+    is written to it."""

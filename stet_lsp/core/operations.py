@@ -133,12 +133,10 @@ def brief(
 def refuse_tracked_sheet(sheet: StyleSheet) -> None:
     """A sheet git's index holds came with the repository (a clone can commit the sheet of a
     branch its users will check out) or was staged: its text is not this clone's working
-    memory and is not briefed to an agent. Listing and adding entries still work."""
-    from stet_lsp.core.gitindex import index_holds
-
-    root = sheet.target.root
-    relative = sheet.path.relative_to(root).as_posix()
-    if index_holds(root, relative):
+    memory and is not briefed to an agent. Its entries can still be listed and shown; every
+    write refuses it (`StyleSheet.refuse_tracked`)."""
+    relative = sheet.tracked_path()
+    if relative is not None:
         raise TrackedSheetError(tracked_sheet_message(sheet.target.label, relative))
 
 

@@ -13,7 +13,7 @@ from functools import partial
 
 from stet_lsp.core.anchors import check_anchor_path, place
 from stet_lsp.core.brief import DEFAULT_BUDGET, Brief, render_brief
-from stet_lsp.core.errors import StetError
+from stet_lsp.core.errors import StetError, TrackedSheetError
 from stet_lsp.core.lines import undecodable_at
 from stet_lsp.core.locking import file_lock
 from stet_lsp.core.model import (
@@ -230,6 +230,23 @@ class StyleSheet:
         meta = self.read().meta
         return _is_paused(meta), meta.paused_until if _is_paused(meta) else None
 
+    def tracked_path(self) -> str | None:
+        """The sheet's repository path when git's index holds it (a clone that commits its
+        `.stet/cache/`, or a sheet staged by hand), else None."""
+        from stet_lsp.core.gitindex import index_holds  # reads the index file only if need be
+
+        relative = self.path.relative_to(self.target.root).as_posix()
+        return relative if index_holds(self.target.root, relative) else None
+
+    def refuse_tracked(self) -> None:
+        """Refuse to write a sheet git's index holds: it came with the repository (or was
+        staged), is not this clone's working memory, and what is written to it would be
+        committed. Every write checks this before it takes the lock or writes anything, into
+        an editor's buffer of the sheet too."""
+        relative = self.tracked_path()
+        if relative is not None:
+            raise TrackedSheetError(tracked_write_message(self.target.label, relative))
+
     # -- writing -----------------------------------------------------------------------
 
     def add(
@@ -249,6 +266,7 @@ class StyleSheet:
         for item in new:
             if item.anchor is not None:
                 check_anchor_path(item.anchor.path)
+        self.refuse_tracked()
         with self._locked():
             current = self._text_to_rewrite()
             header = header_of(current) if current else self._new_document()
@@ -319,6 +337,7 @@ class StyleSheet:
         """End a pause; whether one was in effect (a pause whose time is up was not, though
         its header is cleared). Nothing is written, nor locked, when the header holds no
         pause."""
+        self.refuse_tracked()
         meta = self.read().meta
         if not meta.paused and meta.paused_until is None:
             return False
@@ -337,7 +356,9 @@ class StyleSheet:
 
     def merge_in(self, base: str, theirs: str) -> bool:
         """Bring the changes from `base` to `theirs` (a text the sheet held, which an editor's
-        save wrote over) into the sheet, entry by entry; whether anything was written."""
+        save wrote over) into the sheet, entry by entry; whether anything was written. A
+        sheet git's index holds is merged all the same: what comes back is what was on disk
+        (a pull, a person's other editor), not a write of Stet's own."""
         from stet_lsp.core.merge import merge_sheets  # not loaded by a short command
 
         with self._locked():
@@ -350,6 +371,7 @@ class StyleSheet:
     @contextmanager
     def edit(self) -> Iterator[SheetDocument]:
         """Read, let the caller change, and write back atomically, all under the lock."""
+        self.refuse_tracked()
         with self._locked():
             current = self._text_to_rewrite()
             document = self.parse(current)
@@ -466,6 +488,16 @@ def find_entry(document: SheetDocument, entry_id: str, label: str) -> Entry:
     if entry is None:
         raise StetError(missing_entry(entry_id, label))
     return entry
+
+
+def tracked_write_message(label: str, relative: str) -> str:
+    return (
+        f"the style sheet of {label} is not written: git's index holds {relative}, so it came "
+        "with the repository (or was staged) and is not this clone's own working memory, and "
+        "what is written to it would be committed. To keep its entries, untrack it: git rm "
+        f"--cached {relative}, and commit that (the file and its entries stay on disk, and "
+        "Stet writes it from then on); to drop them, delete the file too. Nothing was changed"
+    )
 
 
 def missing_entry(entry_id: str, label: str) -> str:

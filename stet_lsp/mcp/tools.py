@@ -236,9 +236,10 @@ def _mark_step(place: Place, arguments: dict[str, Any]) -> dict[str, Any]:
     target = place.target()
     folder = trajectory_folder(target, arguments.get("trajectory"))
     note_to_sheet = arguments.get("note_to_sheet", False)
-    if note_to_sheet:
+    if note_to_sheet:  # refused before the verdict is written: all or nothing
+        StyleSheet(target).refuse_tracked()
         paused, _ = StyleSheet(target).pause_state()
-        if paused:  # refused before the verdict is written: all or nothing
+        if paused:
             raise StetError(
                 f"the style sheet of {target.label} is paused: leave out note_to_sheet to "
                 "record the verdict alone (nothing was written)"

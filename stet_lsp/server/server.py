@@ -333,16 +333,16 @@ class StetServer(LanguageServer):
     def _warn_tracked(
         self, session: RepositorySession, previous: Snapshot | None, snapshot: Snapshot
     ) -> None:
-        """Once a sheet is found in git's index: the notes written to it would be committed."""
+        """Once a sheet is found in git's index: Stet neither briefs nor writes it."""
         if not snapshot.tracked or (
             previous is not None and previous.tracked and previous.target == snapshot.target
         ):
             return
         relative = snapshot.target.sheet_path.relative_to(session.root).as_posix()
         self.message(
-            f"style sheet of {snapshot.target.label}: git's index holds {relative}, so the notes "
-            "written to it would be committed; take .stet/cache/ out of the index "
-            "(git rm --cached -r .stet/cache) and commit that"
+            f"style sheet of {snapshot.target.label}: git's index holds {relative}, so it came "
+            "with the repository (or was staged) and Stet neither briefs it nor writes to it; "
+            "take .stet/cache/ out of the index (git rm --cached -r .stet/cache) and commit that"
         )
 
     async def session_of(self, uri: str | None) -> RepositorySession:

@@ -208,6 +208,41 @@ async def test_a_sheet_git_tracks_is_not_briefed(client: LanguageClient, tmp_pat
     assert [e["text"] for e in listed["entries"]] == [INJECTED]
 
 
+async def test_a_sheet_git_tracks_is_not_written(client: LanguageClient, tmp_path: Path) -> None:
+    """Every command that writes the sheet refuses one git's index holds with the message
+    naming it, on disk or in the editor's buffer with unsaved edits, and the server goes on
+    answering."""
+    clone = clone_committing_sheet(tmp_path / "hostile")
+    sheet = StyleSheet(resolve_target(clone))
+    disk = sheet.path.read_bytes()
+    (clone / "notes.py").write_text("x = 1  # stet: keep x at one\n")
+    document = open_file(client, clone / "notes.py")
+    writes = [
+        ("stet.note.add", {"text": "mine"}),
+        ("stet.note.edit", {"id": "inject", "text": "softened"}),
+        ("stet.note.discard", {"id": "inject"}),
+        ("stet.pause", {}),
+        ("stet.resume", {}),
+        ("stet.graduate", {"id": "inject", "route": "discard"}),
+        ("stet.margin.record", {"all": True}),
+    ]
+    for command, arguments in writes:
+        with pytest.raises(JsonRpcException, match="is not written: git's index holds") as raised:
+            await execute(client, command, uri=document, **arguments)
+        assert "git rm --cached .stet/cache/sheets/" in str(raised.value), command
+    # The sheet open with unsaved edits: refused the same, the buffer left as it is.
+    typed = disk.decode() + "- typed, not saved\n"
+    opened = open_file(client, sheet.path, "markdown", typed)
+    for command, arguments in writes[:-1]:
+        with pytest.raises(JsonRpcException, match="is not written: git's index holds"):
+            await execute(client, command, uri=opened, **arguments)
+    assert buffers(client)[opened].text == typed
+    assert sheet.path.read_bytes() == disk
+    assert not (clone / ".stet" / ".gitignore").exists()
+    listed = await execute(client, "stet.note.list", uri=document)
+    assert [e["text"] for e in listed["entries"]] == [INJECTED]
+
+
 @pytest.mark.parametrize(
     "command, arguments, message",
     [

@@ -233,8 +233,8 @@ async def test_a_sheet_open_without_edits_gets_the_servers_note_on_disk(
 
 
 async def test_a_sheet_git_tracks_is_warned_of_once(client: LanguageClient, root: Path) -> None:
-    """A cloned repository that tracks its own `.stet/cache/`: the notes written to its sheet
-    would be committed with the next `git commit -a`, so the server says so, once."""
+    """A cloned repository that tracks its own `.stet/cache/`: the server neither briefs nor
+    writes its sheet, and says so, once."""
     sheet = StyleSheet(resolve_target(root))
     sheet.add("a private note", author="human")
     relative = sheet.path.relative_to(root).as_posix()
@@ -247,7 +247,13 @@ async def test_a_sheet_git_tracks_is_warned_of_once(client: LanguageClient, root
 
     [warning] = await eventually(warnings)
     assert relative in warning and "git rm --cached -r .stet/cache" in warning
-    await execute(client, "stet.note.add", uri=document, text="another note")
+    with pytest.raises(JsonRpcException, match="is not written"):
+        await execute(client, "stet.note.add", uri=document, text="another note")
+    # Read again after a hand edit: not warned of again.
+    with sheet.path.open("a", encoding="utf-8") as stream:
+        stream.write("- typed by hand\n")
+    files_changed(client, sheet.path)
+    await asyncio.sleep(0.5)  # the server reads the sheet again
     await diagnostics(client, document)
     assert len(warnings()) == 1
 

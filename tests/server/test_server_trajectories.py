@@ -9,6 +9,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import pygit2
 import pytest
 import pytest_lsp
 from claude_transcript import SESSION, working_session
@@ -19,6 +20,7 @@ from pytest_lsp import LanguageClient
 from samples import sample
 from trajectory_meta import summary
 
+from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import resolve_target
 from stet_lsp.trajectory.events import (
     AgentMessage,
@@ -159,6 +161,32 @@ async def test_a_long_import_reports_work_done_progress(
     assert reports[0].title == "Stet: importing an agent session"
     # The phase is in a report, or in the begin when it came before the client took the token.
     assert "composing" in {report.message for report in reports if report.kind != "end"}
+
+
+async def test_a_step_is_not_marked_into_a_sheet_git_tracks(
+    client: LanguageClient, root: Path, tmp_path: Path
+) -> None:
+    """With `toSheet`, a sheet git's index holds is refused before the verdict is written,
+    by step and by line alike: nothing is recorded."""
+    source = working_session(root, tmp_path / f"{SESSION}.jsonl")
+    await execute(client, "stet.trajectory.import", uri=uri(root), path=str(source))
+    folder = working_folder(resolve_target(root))
+    sheet = StyleSheet(resolve_target(root))
+    with sheet.edit():  # the file, for git to hold
+        pass
+    relative = sheet.path.relative_to(root).as_posix()
+    repo = pygit2.Repository(str(root))
+    repo.index.add(relative)  # git add -f
+    repo.index.write()
+    before = sheet.path.read_bytes()
+    events = uri(folder.path / "events.jsonl")
+    for arguments in ({"uri": uri(root), "step": 1}, {"uri": events, "line": 0}):
+        with pytest.raises(JsonRpcException, match=f"git's index holds {relative}"):
+            await execute(client, "stet.step.mark", verdict="clever", toSheet=True, **arguments)
+    assert sheet.path.read_bytes() == before
+    assert not (root / ".stet" / "feedback" / f"{folder.id}.jsonl").exists()
+    marked = await execute(client, "stet.step.mark", uri=uri(root), step=1, verdict="clever")
+    assert marked["entry"] is None
 
 
 async def test_a_step_is_marked_from_its_line_in_events_or_narration(

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pygit2
 import pytest
 from test_importing import SESSION_A, SESSION_B, START, simple_session
 
@@ -401,6 +402,28 @@ def test_mark_note_to_sheet_adds_the_entry(stet: Run, root: Path, trajectory: Fo
     entries = StyleSheet(resolve_target(root)).entries()
     assert len(entries) == 1 and entries[0].kind == "convention"
     assert out.splitlines()[-1] == f"  style sheet entry {entries[0].id} (convention)"
+
+
+def test_mark_note_to_sheet_refuses_a_sheet_git_tracks_before_the_verdict(
+    stet: Run, root: Path, trajectory: Folder
+) -> None:
+    """A sheet the index holds is not written: the verdict is not recorded either, so the
+    mark is all or nothing, and the same mark without --note-to-sheet is recorded."""
+    sheet = StyleSheet(resolve_target(root))
+    sheet.add("staged with the rest")
+    relative = sheet.path.relative_to(root).as_posix()
+    repo = pygit2.Repository(str(root))
+    repo.index.add(relative)  # git add -f
+    repo.index.write()
+    before = sheet.path.read_bytes()
+    code, out, err = mark(stet, root, trajectory.id, "5", "--verdict", "clever", "--note-to-sheet")
+    assert (code, out) == (1, "")
+    assert f"git's index holds {relative}" in err and f"git rm --cached {relative}" in err
+    assert sheet.path.read_bytes() == before
+    assert read_verdicts(root, trajectory.id) == []
+    assert not feedback_file(root, trajectory).exists()
+    assert mark(stet, root, trajectory.id, "5", "--verdict", "clever")[0] == 0
+    assert [v.verdict for v in read_verdicts(root, trajectory.id)] == ["clever"]
 
 
 def test_mark_json_is_the_documented_shape(stet: Run, root: Path, trajectory: Folder) -> None:

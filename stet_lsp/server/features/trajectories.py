@@ -15,6 +15,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path
 
+from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.targets import resolve_target
 from stet_lsp.server.documents import local_path
 from stet_lsp.server.progress import Progress
@@ -142,6 +143,8 @@ def register(server: StetServer) -> None:
             session = await server.session_of(field(args, "uri", str, None))
             wanted = _trajectory_named(args)
             target = await server.off_loop(session.target)
+            if to_sheet:  # refused before the verdict is written: all or nothing
+                await server.off_loop(StyleSheet(target).refuse_tracked)
             recorded = await server.off_loop(
                 lambda: mark_by_step(
                     target, wanted, step, verdict, text, settings.gate_config(target.root)
@@ -155,6 +158,8 @@ def register(server: StetServer) -> None:
             path = local_path(document_uri)
             content = state.text if state is not None else None
             target = await server.off_loop(session.target)
+            if to_sheet:
+                await server.off_loop(StyleSheet(target).refuse_tracked)
             recorded = await server.off_loop(
                 lambda: mark_at(
                     target, path, content, line, verdict, text, settings.gate_config(target.root)
