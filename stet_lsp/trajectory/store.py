@@ -282,8 +282,9 @@ def settle(folder: Folder) -> None:
     does). A compose that made its last write (meta.json) was done: the files it kept go, and
     so does the `composing` marker, since it composed every session stored. One that did not
     is undone: each file it kept is put back, and a file of the trajectory it wrote where
-    there was none goes (every one of a first compose's), so the trajectory is the one
-    composed before, never a mix of two composes' files; settling stopped at any point
+    there was none goes (every one of a first compose's, graduation's too, of which the
+    marker alone tells: it kept nothing aside), so the trajectory is the one composed
+    before, never a mix of two composes' files; settling stopped at any point
     leaves what the next one finishes (`put_back_all`). An imported session whose compose
     did not finish (the marker names it) is taken back with it: the session it replaced is
     put back, a new one goes, and the
@@ -322,12 +323,13 @@ def settle(folder: Folder) -> None:
             groups.setdefault(last, {})[path] = directory / name
     marked = marked_sessions(folder)
     stems = marked[0] if marked is not None else []
-    if not (groups or temporary or stems or _unrecorded(sessions)):
+    meta = folder.path / META
+    narration = folder.path / NARRATION
+    first_unfinished = meta not in groups and _first_compose_unfinished(folder, marked)
+    if not (groups or temporary or stems or first_unfinished or _unrecorded(sessions)):
         return
     if tracked_file(folder) is not None:
         return
-    meta = folder.path / META
-    narration = folder.path / NARRATION
     kept_by_compose = groups.get(meta, {})
     composed: bool | None = None  # whether a compose finished since the marked were stored
     began = False
@@ -340,6 +342,8 @@ def settle(folder: Folder) -> None:
         composed = all(
             sessions / f"{stem}.json" not in groups and _listed(folder, stem) for stem in stems
         )
+    elif first_unfinished:
+        composed = False
     if composed is False and (began or (meta not in kept_by_compose and not _regular(meta))):
         # Written where there was nothing to keep (or, with no meta.json, where there is no
         # trajectory): not there before the compose.
@@ -373,6 +377,19 @@ def settle(folder: Folder) -> None:
             remove_regular(sessions / COMPOSING, folder.root)
         else:
             atomic_write(sessions / COMPOSING, b"", folder.root)  # what else it marked stays
+
+
+def _first_compose_unfinished(folder: Folder, marked: tuple[list[str], bool] | None) -> bool:
+    """Whether a first compose of what the marker marks, with no imported session among it
+    (graduation's events), may have stopped before meta.json: with no trajectory before it,
+    it kept nothing aside, and only the files it wrote (events.jsonl, narration.md where there
+    is no meta.json) tell of it."""
+    return (
+        marked is not None
+        and not marked[0]
+        and not _regular(folder.path / META)
+        and any(_regular(folder.path / name) for name in (EVENTS, NARRATION))
+    )
 
 
 def put_back_all(kept: dict[Path, Path], decisive: Path, root: Path) -> None:
@@ -516,7 +533,12 @@ def settle_if_free(folder: Folder) -> None:
             _KEPT.fullmatch(name) or is_temporary(name) for d in directories for name in _names(d)
         )
         marked = marked_sessions(folder)
-        if not (left or _unrecorded(directories[1]) or (marked is not None and marked[0])):
+        if not (
+            left
+            or _unrecorded(directories[1])
+            or (marked is not None and marked[0])
+            or _first_compose_unfinished(folder, marked)
+        ):
             return
         if tracked_file(folder) is not None:
             return

@@ -652,3 +652,54 @@ def test_a_copy_kept_aside_where_there_are_no_hard_links_is_never_put_back_torn(
     code, _, err = stet("trajectory", "show", "-C", str(root))
     assert code == 0, err
     assert trajectory_files(folder) == before
+
+
+@pytest.mark.parametrize("how", ["killed", "interrupted", "temporary-file-gone"])
+def test_a_first_graduation_whose_compose_did_not_finish_leaves_no_trajectory_file(
+    root: Path, tmp_path: Path, stet: Stet, how: str
+) -> None:
+    """The first graduation of a target (no trajectory yet) stopped before its compose wrote
+    meta.json: it kept nothing aside and its marker names no imported session, yet the
+    narration.md and events.jsonl it wrote where there was none go (killed: at the next
+    command; interrupted: at once; killed and its temporary file gone, as a kill between two
+    writes leaves it: at the next command too). Graduation's stored events stay marked, and
+    the next compose puts them into the trajectory."""
+    target = target_of(root)
+    folder = working_folder(target).path
+    entry = StyleSheet(target).add("Always pin versions")
+    killed_before(
+        r"replace \S+ meta\.json",
+        root,
+        "graduate",
+        entry.id,
+        "--to",
+        "trajectory",
+        interrupted=how == "interrupted",
+    )
+    if how == "temporary-file-gone":
+        for temporary in folder.glob(".meta.json.*.tmp"):
+            temporary.unlink()
+    marker = (folder / "sessions" / "composing").read_bytes()
+
+    code, out, err = stet("trajectory", "list", "-C", str(root))
+
+    assert code == 0, err
+    assert "no trajectories yet" in out
+    files = trajectory_files(folder)
+    assert sorted(files) == [
+        "sessions/composing",
+        "sessions/graduation.json",
+        "sessions/graduation.jsonl",
+    ]
+    assert files["sessions/composing"] == marker
+    code, _, err = stet(
+        "trajectory",
+        "import",
+        str(simple_session(root, SESSION_A, "First").save(tmp_path / "a.jsonl")),
+        "-C",
+        str(root),
+    )
+    assert code == 0, err
+    files = trajectory_files(folder)
+    assert b"Always pin versions" in files["events.jsonl"]
+    assert "sessions/composing" not in files
