@@ -4,16 +4,21 @@
 escapes it and Python prints it: `C:\\\\Users\\\\`; doubled twice over, a path Python printed,
 then escaped in JSON: `C:\\\\\\\\Users\\\\\\\\`; and with escaped slashes as PHP's json_encode
 writes them, `\\/home\\/<user>`, also with their `\\` escaped again inside a JSON string:
-`\\\\/home\\\\/<user>`) are personal, not secret: redaction rewrites every one to `~` in one
-regex pass over the already redacted text, and a scan reports how many a file holds. A match
-never starts or ends inside a JSON escape sequence and contains no quote, so JSON stays JSON;
-`~` never starts a new match, so normalising twice changes nothing.
+`\\\\/home\\\\/<user>`; and the same seen from another system: a Windows home where WSL,
+Cygwin or Git Bash mount its drive, `/mnt/c/Users/<user>`, `/cygdrive/c/Users/<user>`,
+`/c/Users/<user>`; a WSL distribution's home from Windows, `\\\\wsl$\\Ubuntu\\home\\<user>`;
+a home in a drive's administrative share, `\\\\host\\C$\\Users\\<user>`) are personal, not
+secret: redaction rewrites every one to `~` in one regex pass over the already redacted text,
+and a scan reports how many a file holds. A match never starts or ends inside a JSON escape
+sequence and contains no quote, so JSON stays JSON; `~` never starts a new match, so
+normalising twice changes nothing.
 """
 
 from __future__ import annotations
 
 import re
 from functools import cache
+from string import ascii_letters
 
 RULE = "home-path"
 REPLACEMENT = "~"
@@ -53,10 +58,10 @@ _JSON_ESCAPE = r'[nrtu"]'
 _NO_ESCAPE = r"(?!)"
 
 
-def _windows(escape: str) -> str:
+def _windows(escape: str, separator: str = "(?P=separator)") -> str:
     """A Windows path may change separators after the user name (`C:\\Users\\John Smith/proj`,
     `C:/Users/John Smith\\proj`, as `os.path.join` writes it); not an `escape`'s `\\`."""
-    return _spaced_user(rf"(?P=separator)|/|\\\\|\\(?!{escape})")
+    return _spaced_user(rf"{separator}|/|\\\\|\\(?!{escape})")
 
 
 # A name of a relative path's `Users` or `home` folder that reads as a file's (`UserDto.cs`):
@@ -98,12 +103,47 @@ _EXTENDED_LENGTH = (
 )
 
 
+def _mounted(slash: str, user: str) -> str:
+    """A Windows home folder where WSL (`/mnt/c/Users/<user>`, also `/mnt/c/users`), Cygwin
+    (`/cygdrive/c/Users/<user>`) or Git Bash and MSYS2 (`/c/Users/<user>`) mount its drive;
+    `slash` as the text writes it (`/`, `\\/`, `\\\\/`)."""
+    return (
+        rf"(?:{slash}(?:mnt|cygdrive){slash}[A-Za-z]{slash}[Uu]|{slash}[A-Za-z]{slash}U)"
+        rf"sers{slash}{user}"
+    )
+
+
+_MOUNTED = "|".join(
+    (_mounted("/", _SLASHED), _mounted(r"\\/", _ESCAPED), _mounted(r"\\\\/", _ESCAPED_TWICE))
+)
+
+
+# A share's path is a home folder when the share is WSL's view of a distribution
+# (`\\wsl$\Ubuntu\home\<user>`, `\\wsl.localhost\Ubuntu-22.04\home\<user>`) or a drive's
+# administrative share (`\\host\C$\Users\<user>`), also after the extended-length prefix
+# (`\\?\UNC\wsl$\…`, which stays, as before a drive), with slashes (`//wsl$/Ubuntu/home/x`)
+# and in every escaping a drive's path has. One separator up to the user name, the path's own
+# two at its start or the one after `UNC`, or a `/`, escaped or not (`\\wsl$\Ubuntu/home/<user>`).
+_UNC_SEPARATOR = r"(?:(?(unc)(?P=unc)|(?P=unc_extended))|(?:\\\\|\\)?/)"
+
+
+def _share(escape: str) -> str:
+    return (
+        rf"(?:{_START}(?P<unc>{_SEP})(?P=unc)|(?:{_EXTENDED_LENGTH})UNC(?P<unc_extended>{_SEP}))"
+        rf"(?:[Ww][Ss][Ll](?:\$|\.localhost){_UNC_SEPARATOR}[\w.\-]{{1,64}}"
+        rf"{_UNC_SEPARATOR}home{_UNC_SEPARATOR}{_USER}"
+        rf"|[\w.\-]{{1,253}}{_UNC_SEPARATOR}[A-Za-z]\${_UNC_SEPARATOR}[Uu]sers{_UNC_SEPARATOR}"
+        rf"{_windows(escape, _UNC_SEPARATOR)})"
+    )
+
+
 def _path(escape: str) -> str:
     """A home path, a `\\` and `escape`'s letter after `C:/Users` or `../Users` being an escape,
     no separator."""
     return (
         rf"(?:{_START}(?:/home/{_USER}|/Users/{_SLASHED}|\\/home\\/{_USER}|\\/Users\\/{_ESCAPED}"
-        rf"|\\\\/home\\\\/{_USER}|\\\\/Users\\\\/{_ESCAPED_TWICE})"
+        rf"|\\\\/home\\\\/{_USER}|\\\\/Users\\\\/{_ESCAPED_TWICE}|{_MOUNTED})"
+        rf"|{_share(escape)}"
         rf"|(?:(?:{_START}|{_EXTENDED_LENGTH})[A-Za-z]:"
         r"(?:(?P<doubled>\\\\(?:\\\\)?)|(?P<slashed>\\?/)|(?P<escaped_twice>\\\\/)|\\)[Uu]"
         r"(?(doubled)(?=sers(?:(?P=doubled)|/|\\/)))"
@@ -137,11 +177,15 @@ def _patterns(json_text: bool) -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 # Every match starts at `/home/`, `\/home\/` or `\\/home\\/`, or at `/Users/`, `\/Users\/`,
 # `\\/Users\\/` (after the slash, when `..` comes before it), a drive letter before `sers` or
-# the `U` after `..\` (or after `../` when a `\` follows `Users`): two str.find passes (`/home`,
-# `sers`) run through megabytes in C, where a regex that tries its look-behind at every position
+# the `U` after `..\` (or after `../` when a `\` follows `Users`), a drive's mount point before
+# `Users`, or a share's leading separators (or its `UNC`) before a drive's share and `Users` or
+# before WSL's share, a distribution and `home`: two str.find passes (`home`, `sers`) run
+# through megabytes in C, where a regex that tries its look-behind at every position
 # (or an alternation of the literals) takes 5-20x longer on a transcript.
 _DRIVE_SEPARATORS = frozenset(("\\\\\\\\", "\\\\/", "\\\\", "\\/", "\\", "/"))
 _CLIMBS = ("..\\", "..\\\\", "..\\\\\\\\")
+_SLASHES = ("\\\\/", "\\/", "/")
+"""A `/` as a text writes it: escaped twice, once, or not."""
 
 
 def _climbs(text: str, slash: int) -> bool:
@@ -150,18 +194,101 @@ def _climbs(text: str, slash: int) -> bool:
     return slash >= 2 and text.startswith("..", slash - 2)
 
 
+def _mount_start(text: str, users: int) -> int | None:
+    """Where a drive's mount point (`/mnt/c/`, `/cygdrive/c/`, `/c/`, its slashes escaped or
+    not) starts, when one comes right before the `Users` at `users`."""
+    for slash in _SLASHES:
+        width = len(slash)
+        drive = users - width - 1
+        if (
+            drive >= width
+            and text[drive] in ascii_letters
+            and text.startswith(slash, users - width)
+            and text.startswith(slash, drive - width)
+        ):
+            mount = drive - width
+            for root in ("mnt", "cygdrive"):
+                at = mount - len(root) - width
+                if at >= 0 and text.startswith(slash + root, at):
+                    return at
+            return mount
+    return None
+
+
+def _separators_before(text: str, at: int, most: int) -> int:
+    """Where the run of up to `most` `\\` and `/` that ends at `at` starts (`at` when none)."""
+    start = at
+    while start > 0 and at - start < most and text[start - 1] in "\\/":
+        start -= 1
+    return start
+
+
+def _name_before(text: str, at: int, most: int) -> int:
+    """Where the host's or distribution's name of up to `most` letters that ends at `at`
+    starts (`at` when none)."""
+    start = at
+    while (
+        start > 0 and at - start < most and (text[start - 1].isalnum() or text[start - 1] in "_.-")
+    ):
+        start -= 1
+    return start
+
+
+def _unc_start(text: str, host: int) -> int | None:
+    """Where a share's path whose host starts at `host` starts: at its two separators
+    (`\\\\host`, `//host`, as escaped), or at the `UNC` of its extended-length form
+    (`\\\\?\\UNC\\host`, the prefix before it staying); None with no separator before it."""
+    lead = _separators_before(text, host, 8)
+    if lead == host:
+        return None
+    return lead - 3 if lead >= 3 and text.startswith("UNC", lead - 3) else lead
+
+
+def _share_start(text: str, users: int) -> int | None:
+    """Where a share's path starts, when the `Users` at `users` is in a drive's administrative
+    share (`\\\\host\\C$\\Users`)."""
+    dollar = text.rfind("$", max(users - 5, 0), users - 1)
+    drive = dollar - 1
+    if drive < 2 or text[drive] not in ascii_letters:
+        return None
+    if text[dollar + 1 : users] not in _DRIVE_SEPARATORS:
+        return None
+    host_end = _separators_before(text, drive, 4)
+    host = _name_before(text, host_end, 253)
+    return _unc_start(text, host) if host_end < drive and host < host_end else None
+
+
+def _wsl_start(text: str, home: int) -> int | None:
+    """Where a share's path starts, when the `home` at `home` is in WSL's share of a
+    distribution (`\\\\wsl$\\Ubuntu\\home`, `//wsl.localhost/Ubuntu/home`)."""
+    distro_end = _separators_before(text, home, 4)
+    distro = _name_before(text, distro_end, 64)
+    host_end = _separators_before(text, distro, 4)
+    if distro_end == home or distro == distro_end or host_end == distro:
+        return None
+    for host in ("wsl$", "wsl.localhost"):
+        if host_end >= len(host) and text[host_end - len(host) : host_end].lower() == host:
+            return _unc_start(text, host_end - len(host))
+    return None
+
+
 def _candidates(text: str) -> list[int]:
     starts: list[int] = []
-    index = text.find("/home")
+    index = text.find("home", 1)
     while index >= 0:
-        after = index + 5
-        if text.startswith("/", after):
-            starts.append(index + 1 if _climbs(text, index) else index)
-        elif text.startswith("\\/", after) and index > 0 and text[index - 1] == "\\":
-            starts.append(index + 1 if _climbs(text, index - 1) else index - 1)
-        elif text.startswith("\\\\/", after) and index > 1 and text.startswith("\\\\", index - 2):
-            starts.append(index + 1 if _climbs(text, index - 2) else index - 2)
-        index = text.find("/home", after)
+        if text[index - 1] in "\\/" and (wsl := _wsl_start(text, index)) is not None:
+            starts.append(wsl)
+        slash = index - 1
+        after = index + 4
+        if text[slash] != "/":
+            pass
+        elif text.startswith("/", after):
+            starts.append(index if _climbs(text, slash) else slash)
+        elif text.startswith("\\/", after) and slash > 0 and text[slash - 1] == "\\":
+            starts.append(index if _climbs(text, slash - 1) else slash - 1)
+        elif text.startswith("\\\\/", after) and slash > 1 and text.startswith("\\\\", slash - 2):
+            starts.append(index if _climbs(text, slash - 2) else slash - 2)
+        index = text.find("home", after)
     index = text.find("sers", 2)
     while index >= 0:
         users = index - 1
@@ -174,10 +301,14 @@ def _candidates(text: str) -> list[int]:
                 starts.append(users if _climbs(text, users - 3) else users - 3)
             # A drive's separator and a climb both end in `\\` or `/` right before `Users`.
             before = text[users - 1]
+            if before == "/" and (mount := _mount_start(text, users)) is not None:
+                starts.append(mount)
             if before in "\\/":
                 colon = text.rfind(":", max(users - 5, 0), users - 1)
                 if colon > 0 and text[colon + 1 : users] in _DRIVE_SEPARATORS:
                     starts.append(colon - 1)
+                elif (share := _share_start(text, users)) is not None:
+                    starts.append(share)
                 elif before == "\\":
                     if any(
                         users >= len(climb) and text.startswith(climb, users - len(climb))

@@ -117,6 +117,9 @@ def test_ssh2_key_header_near_misses_stay_linear(unit: str) -> None:
         '"..\\\\Users\\\\a b',
         "\\\\/Users\\\\/",
         "C:/Users\\n",
+        "\\\\wsl$\\a\\home\\",
+        "\\\\h\\C$\\Users\\a b ",
+        "/mnt/c/Users/",
     ],
     ids=[
         "extended-length",
@@ -126,6 +129,9 @@ def test_ssh2_key_header_near_misses_stay_linear(unit: str) -> None:
         "quoted-climb",
         "escaped-twice",
         "json-escape",
+        "wsl-share",
+        "administrative-share",
+        "mounted-drive",
     ],
 )
 def test_home_path_pieces_repeated_stay_linear(unit: str) -> None:

@@ -469,6 +469,70 @@ def test_a_backslash_after_users_in_plain_text_is_a_separator(text: str, expecte
     assert scan_blocks(lambda: [kept], GateConfig(), "e.jsonl").home_paths == 0
 
 
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("\\\\wsl$\\Ubuntu\\home\\bob\\proj", "~\\proj"),
+        ("\\\\wsl.localhost\\Ubuntu-22.04\\home\\bob\\proj", "~\\proj"),
+        ("//wsl$/Ubuntu/home/bob/proj", "~/proj"),
+        ("//wsl.localhost/Debian/home/bob", "~"),
+        ("\\\\WSL$\\Ubuntu/home/bob/proj", "~/proj"),
+        ("\\\\?\\UNC\\wsl.localhost\\Ubuntu\\home\\bob\\proj", "\\\\?\\~\\proj"),
+        ("\\\\host\\C$\\Users\\bob\\proj", "~\\proj"),
+        ("\\\\192.168.1.5\\d$\\Users\\John Smith\\proj", "~\\proj"),
+        ("//host/c$/users/bob/proj", "~/proj"),
+        ("\\\\?\\UNC\\host\\C$\\Users\\bob\\proj", "\\\\?\\~\\proj"),
+        ("/mnt/c/Users/bob/proj", "~/proj"),
+        ("/mnt/d/users/John Smith/proj", "~/proj"),
+        ("/cygdrive/c/Users/bob/proj", "~/proj"),
+        ("/c/Users/bob/proj", "~/proj"),
+        ("file:///mnt/c/Users/bob/a.py", "file://~/a.py"),
+    ],
+)
+def test_a_home_seen_through_a_share_or_a_mount_loses_its_user(path: str, expected: str) -> None:
+    """WSL's share of a distribution (`\\\\wsl$\\<distro>\\home\\<user>`), a drive's
+    administrative share (`\\\\<host>\\C$\\Users\\<user>`) and a Windows drive where WSL,
+    Cygwin or Git Bash mount it (`/mnt/c/Users/<user>`) hold a home folder: it becomes `~` as
+    any other, in plain text, in JSON, as Python prints it, and with PHP's escaped slashes."""
+    assert redact_text(f"cd {path} && ls", path="notes.txt").text == f"cd {expected} && ls"
+    record = json.dumps({"cwd": path, "out": f"ls {path}"}) + "\n"
+    result = redact_text(record, path="e.jsonl")
+    assert json.loads(result.text) == {"cwd": expected, "out": f"ls {expected}"}
+    assert result.report.counts() == {"home-path": 2}
+    assert normalize_home_paths(result.text) == result.text
+    printed = f"No such file: {path!r}"
+    assert redact_text(printed, path="notes.txt").text == f"No such file: {expected!r}"
+    inside = json.dumps({"content": printed}) + "\n"
+    redacted = json.loads(redact_text(inside, path="e.jsonl").text)
+    assert redacted == {"content": f"No such file: {expected!r}"}
+    escaped = json.dumps({"cwd": path}).replace("/", "\\/") + "\n"
+    assert json.loads(redact_text(escaped, path="e.jsonl").text) == {"cwd": expected}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        # Another share's `Users` or `home` folder is not known to be a home.
+        "\\\\server\\share\\Users\\bob\\x",
+        "\\\\?\\UNC\\server\\share\\Users\\bob\\x",
+        "\\\\server\\share\\home\\bob\\x",
+        "\\\\wsl$\\Ubuntu\\srv\\home\\bob",
+        "\\\\host\\C$\\Users\\Public\\x",
+        "\\\\wsl$\\Ubuntu\\home\\linuxbrew\\x",
+        "C$\\Users\\bob\\x",
+        "/mnt/c/Users/Public/x",
+        "/srv/mnt/c/Users/bob/x",
+        "https://example.com/c/Users/bob",
+        # A lower-case `users` after a drive's letter alone reads as a web route as often.
+        "/c/users/bob/x",
+    ],
+)
+def test_a_share_or_mount_that_is_no_home_stays(path: str) -> None:
+    assert redact_text(f"cd {path}", path="notes.txt").text == f"cd {path}"
+    record = json.dumps({"cwd": path}) + "\n"
+    assert redact_text(record, path="e.jsonl").text == record
+
+
 @pytest.mark.parametrize("prefix", ["", "\\\\?\\", "\\\\.\\"])
 @pytest.mark.parametrize("user", ["bob", "Mi Notebook"])
 def test_windows_home_paths_as_python_prints_them(user: str, prefix: str) -> None:
