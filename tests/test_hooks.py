@@ -651,6 +651,16 @@ def test_the_hooks_log_passes_the_gate(root: Path, stet: Stet) -> None:
     assert "/home/ana" not in line and "~/work/s.jsonl" in line
 
 
+def test_the_hooks_log_is_gated_as_the_plain_text_it_is(root: Path, stet: Stet) -> None:
+    """The log's lines are plain text, no JSON: a `\\` after `C:/Users` is a separator, as
+    `os.path.join` mixes them on Windows, not a JSON escape (`\\n`) that kept the user's
+    name (`nancy`) in the log."""
+    agent_note(stet, root, "Set up")
+    files.log(root, "session-end", "session s: error: no transcript at C:/Users\\nancy\\s.jsonl")
+    [line] = log_lines(root)
+    assert line.endswith(" session-end: session s: error: no transcript at ~\\s.jsonl")
+
+
 def test_a_huge_committed_hooks_log_is_read_no_further_than_its_kept_lines(root: Path) -> None:
     """A repository can commit `.stet/cache/hooks/hooks.log` of gigabytes (sparse here, as
     git would compress it): every hook's line read it whole. Its tail is read, whose last

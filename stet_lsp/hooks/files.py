@@ -93,7 +93,8 @@ def log(root: Path | None, event: str, message: str, *, own_words: bool = False)
 
 def _gated(root: Path, line: str) -> str:
     """The line through the redaction gate, as every file Stet writes: a session id or a
-    transcript's path may hold a secret, or a home folder."""
+    transcript's path may hold a secret, or a home folder. It is read as the log's text, not
+    as JSON: the gate knows a text by its file's name."""
     from stet_lsp.gate import load_config
     from stet_lsp.gate.redact import redact_text
 
@@ -101,7 +102,7 @@ def _gated(root: Path, line: str) -> str:
         config = load_config(root)
     except StetError:  # a malformed gate.toml: the rules alone, and the line still written
         config = None
-    return redact_text(line, config=config, cache=None).text
+    return redact_text(line, config=config, path=LOG.as_posix(), cache=None).text
 
 
 def _append(root: Path, line: str) -> None:
