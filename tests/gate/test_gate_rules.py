@@ -469,6 +469,22 @@ def test_a_backslash_after_users_in_plain_text_is_a_separator(text: str, expecte
     assert scan_blocks(lambda: [kept], GateConfig(), "e.jsonl").home_paths == 0
 
 
+def test_a_backslash_after_users_in_source_code_is_a_separator() -> None:
+    """Source code is other text too. In a string literal, `\\t` after `C:/Users` is an escape
+    when the program runs, but the name after it (`tom`: a Windows path whose `\\` was left
+    unescaped) is written in the file all the same, and a raw string's or a comment's `\\`
+    escapes nothing: a program's own line break after `C:/Users` takes the word after it."""
+    source = (
+        'data = "C:/Users\\tom\\data.csv"\n'
+        'raw = r"C:/Users\\nancy\\x"\n'
+        "# C:/Users\\rachel\\x\n"
+        'print("C:/Users\\nDone")\n'
+    )
+    assert redact_text(source, path="load.py").text == (
+        'data = "~\\data.csv"\nraw = r"~\\x"\n# ~\\x\nprint("~")\n'
+    )
+
+
 @pytest.mark.parametrize(
     ("path", "expected"),
     [
