@@ -343,6 +343,23 @@ def _quoted_climb(text: str, start: int, climb: re.Pattern[str]) -> re.Match[str
     return hit if hit is not None and hit.end("climbed") == start else None
 
 
+# A file on a remote machine as VS Code names it (`vscode-remote://wsl%2Bubuntu/home/<user>/…`,
+# `vscode-remote://ssh-remote+host/Users/<user>`, `…+host/c:/Users/<user>`): the home folder
+# comes right after the remote's authority, which no look-behind of fixed width can tell.
+_REMOTE_AUTHORITY = re.compile(r"vscode-remote://[\w.\-%+@]{1,253}\Z")
+_REMOTE_HOME = re.compile(rf"{_QUOTE}/(?:home/{_USER}|(?:[A-Za-z]:/)?Users/{_SLASHED})(?![\w.\-])")
+
+
+def _remote_home(text: str, start: int) -> re.Match[str] | None:
+    """The home path at `start` (its `/home`, `/Users`, or the drive letter after a `/`) when a
+    VS Code remote's authority comes right before it."""
+    if text[start] != "/":
+        start -= 1
+    if start < 0 or _REMOTE_AUTHORITY.search(text, max(start - 270, 0), start) is None:
+        return None
+    return _REMOTE_HOME.match(text, start)
+
+
 def _matches(text: str, json_text: bool) -> list[tuple[int, int]]:
     """(start, end) of every home path, in order, as the home path's pattern (`_patterns`)
     would find them with finditer (a quote before a relative path's climbs counting as right
@@ -351,6 +368,7 @@ def _matches(text: str, json_text: bool) -> list[tuple[int, int]]:
     end = 0
     home_path, climb = _patterns(json_text)
     match = home_path.match
+    remote = "vscode-remote:" in text
     for start in _candidates(text):
         if start < end:
             continue
@@ -358,6 +376,10 @@ def _matches(text: str, json_text: bool) -> list[tuple[int, int]]:
             hit = _quoted_climb(text, start, climb) or match(text, start)
         else:
             hit = match(text, start)
+        if hit is None and remote and start > 0:
+            hit = _remote_home(text, start)
+            if hit is not None:
+                start = hit.start()  # the `/` before a drive letter
         if hit is not None:
             end = hit.end()
             found.append((start, end))

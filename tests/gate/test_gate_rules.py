@@ -526,6 +526,34 @@ def test_a_home_seen_through_a_share_or_a_mount_loses_its_user(path: str, expect
 
 
 @pytest.mark.parametrize(
+    ("uri", "expected"),
+    [
+        ("vscode-remote://wsl%2Bubuntu/home/bob/p/a.py", "vscode-remote://wsl%2Bubuntu~/p/a.py"),
+        ("vscode-remote://wsl+Ubuntu/home/bob", "vscode-remote://wsl+Ubuntu~"),
+        (
+            "vscode-remote://ssh-remote%2Bbuild-01/home/bob/p",
+            "vscode-remote://ssh-remote%2Bbuild-01~/p",
+        ),
+        (
+            "vscode-remote://ssh-remote+mac.local/Users/bob/x",
+            "vscode-remote://ssh-remote+mac.local~/x",
+        ),
+        ("vscode-remote://ssh-remote+win/c:/Users/bob/x", "vscode-remote://ssh-remote+win~/x"),
+        # Only right after the remote's authority: another folder's `home` is none.
+        ("vscode-remote://wsl+Ubuntu/srv/home/bob", "vscode-remote://wsl+Ubuntu/srv/home/bob"),
+        ("https://example.com/home/bob", "https://example.com/home/bob"),
+    ],
+)
+def test_a_home_on_a_vscode_remote_loses_its_user(uri: str, expected: str) -> None:
+    """VS Code names a file on a remote machine (WSL, SSH) by a URI whose path starts right
+    after the remote's authority: `vscode-remote://wsl%2Bubuntu/home/bob/…`. The letter before
+    `/home` made it no home path, and the user's name stayed."""
+    assert redact_text(f"open {uri}\n", path="notes.txt").text == f"open {expected}\n"
+    record = json.dumps({"uri": uri}) + "\n"
+    assert json.loads(redact_text(record, path="e.jsonl").text) == {"uri": expected}
+
+
+@pytest.mark.parametrize(
     "path",
     [
         # Another share's `Users` or `home` folder is not known to be a home.
