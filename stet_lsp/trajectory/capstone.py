@@ -17,7 +17,10 @@ disk, the repository's own commit hooks (pygit2 runs none), runs after
 the files are written and undoes that write when a hook fails. The working feedback file is
 removed, and the working trajectory moved to `.stet/cache/trajectories/.archive/<key>-<id>/`,
 only once the commit is made, so the next import starts a new one and nothing imported is
-lost.
+lost. Before its first write to the work tree it records what it does beside the working
+trajectory (`store.capstone_record`), and removes the record once done: a capstone killed
+midway is finished by the next command that takes the working trajectory's lock when its
+commit was made, and taken back when it was not (`finish_stopped`).
 
 The gate runs with the repository's configuration (`stet_lsp.gate.load_config`: its reviewed
 allowlist and `.stet/gate.toml`), or the one a front end passes, which adds its own settings
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import re
 import shlex
@@ -38,7 +42,7 @@ import subprocess
 import tempfile
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -54,14 +58,17 @@ from stet_lsp.core.gitindex import (
     operation_in_progress,
     update_index,
 )
-from stet_lsp.core.locking import file_lock
+from stet_lsp.core.jsonread import object_or_none
+from stet_lsp.core.locking import file_lock, held
 from stet_lsp.core.safefs import (
     STET_GITIGNORE,
     atomic_write,
     inside,
+    is_temporary,
     make_dirs,
     move_aside,
     open_regular,
+    put_back,
     read_regular,
     read_stet_gitignore,
     remove_regular,
@@ -97,6 +104,8 @@ from stet_lsp.trajectory.store import (
     NARRATION,
     WORKING,
     Folder,
+    capstone_record,
+    lock_of,
     read_small,
     tracked_file,
     tracked_message,
@@ -224,6 +233,7 @@ def capstone(
     target = orphan_named(target) or target
     follow_rename(target, config, wait=True)
     folder = working_folder(target)
+    stopped = _stopped_midway(folder)
     if not pending(folder):
         _require_working(target, folder)
     # Before the lock: a refusal makes no lock file beside a folder the repository commits.
@@ -234,6 +244,10 @@ def capstone(
     if tracked is not None:
         raise CapstoneRefused("tracked", tracked_feedback_message(tracked))
     with working_lock(folder), ExitStack() as held:
+        if stopped:  # a capstone stopped after its commit, finished as the lock was taken
+            finished = _finished(repository, target, folder)
+            if finished is not None:
+                return finished
         # What is stored and not composed yet (graduation's events, when its compose failed or
         # stopped) is committed with the rest; a dry run shows it too.
         try:
@@ -255,7 +269,7 @@ def capstone(
             # imported again): what that capstone left undone is done now.
             warnings = _settle_index(repository, target, config, plan.trajectory)
             _settle_feedback(target, plan.graduated, warnings)
-            archived = _archive(target, folder, plan.trajectory, warnings)
+            archived = _archive(target.root, folder, plan.trajectory, warnings)
             return plan.result(archived=archived, warnings=warnings)
         tell("writing")
         return _apply(repository, target, folder, plan, signature, tell)
@@ -1069,23 +1083,30 @@ def _apply(
     tell: Progress,
 ) -> CapstoneResult:
     tree_id, staging = _write_tree(repository, plan)
+    work_tree = dict(plan.files)
+    work_tree |= {path: w.work_tree for path, w in plan.graduated.written.items() if w.work_tree}
+    record = capstone_record(folder)
+    # Before the first write to the work tree: a capstone stopped from here on is finished
+    # or taken back by the next command that takes the working trajectory's lock.
+    _write_record(target.root, record, plan, tree_id, staging, work_tree)
     written = _WorkTreeWrite(target.root)
     try:
-        written.write(plan.files)
-        written.write(
-            {path: w.work_tree for path, w in plan.graduated.written.items() if w.work_tree}
-        )
+        written.write(work_tree)
         tell("committing")
         message = _run_hooks(repository, target.root, tree_id, plan.message, plan.gate)
         commit = _commit(repository, plan, signature, message, tree_id)
     except BaseException:
         written.undo()
+        with suppress(OSError, StetError):
+            remove_regular(record, target.root)
         raise
     written.keep()
     warnings = list(plan.graduated.warnings)
     warnings += _update_index(repository, target.root, staging)
     _remove_working_feedback(target, plan.graduated.feedback, warnings)
-    archived = _archive(target, folder, plan.trajectory, warnings)
+    archived = _archive(target.root, folder, plan.trajectory, warnings)
+    with suppress(OSError, StetError):  # else the next command finds nothing left to do
+        remove_regular(record, target.root)
     return plan.result(commit=str(commit), message=message, archived=archived, warnings=warnings)
 
 
@@ -1165,6 +1186,256 @@ def _update_index(
         paths = " ".join(sorted(staging))
         return [f"the commit is made but the index was not updated ({error}): git add {paths}"]
     return []
+
+
+_LOOKED_AT = 1000
+"""How many commits of the branch's first-parent line a stopped capstone's commit is looked
+for in (it is the branch's tip unless commits were made on top of it since)."""
+
+
+def _write_record(
+    root: Path,
+    record: Path,
+    plan: _Plan,
+    tree: pygit2.Oid,
+    staging: dict[str, _Staging],
+    work_tree: dict[str, bytes],
+) -> None:
+    """What `finish_stopped` needs to finish or take back this capstone: the commit it makes
+    (its parent, its tree, the branch it moves), the files it writes to the work tree (each
+    one's blob, and the folders it creates for them), the index entries it gives them, and
+    the working feedback file it removes (with the SHA-256 of what it moved)."""
+    import pygit2
+
+    feedback = plan.graduated.feedback
+    moved = read_small(root / feedback, root, feedback, FEEDBACK_LIMIT) if feedback else None
+    data = {
+        "trajectory": plan.trajectory,
+        "parent": str(plan.head.commit.id),
+        "branch": plan.head.branch,
+        "tree": str(tree),
+        "written": {path: str(pygit2.hash(data)) for path, data in work_tree.items()},
+        "created": _missing_folders(root, work_tree),
+        "staging": {
+            path: [str(staged.blob), int(staged.mode), staged.replaces and str(staged.replaces)]
+            for path, staged in staging.items()
+        },
+        "feedback": feedback,
+        "feedback_sha256": hashlib.sha256(moved).hexdigest() if moved is not None else None,
+    }
+    # ASCII: a branch whose name is not UTF-8 keeps its bytes as escaped surrogates.
+    atomic_write(record, json.dumps(data).encode("ascii"), root)
+
+
+def _missing_folders(root: Path, paths: Iterable[str]) -> list[str]:
+    """The folders holding `paths` that are not there yet, each before those inside it."""
+    missing: list[str] = []
+    for path in paths:
+        folder = PurePosixPath(path).parent
+        for part in reversed([folder, *folder.parents][:-1]):
+            if part.as_posix() not in missing and not os.path.lexists(inside(root, str(part))):
+                missing.append(part.as_posix())
+    return missing
+
+
+def finish_stopped(folder: Folder) -> None:
+    """A capstone of the working trajectory stopped midway (killed, the power lost), as its
+    record (`store.capstone_record`) says; call it holding the working trajectory's lock.
+    When its commit was made (the branch holds it): the files it moved aside go, the index
+    gets the commit's files (`_index_finished`), the working feedback file goes unless a
+    verdict was added to it since, and the working trajectory is archived, as the capstone
+    would have done. When it was not: each file it wrote to the work tree is taken back (the
+    file it replaced put back; one written where there was none removed while it holds
+    what the capstone wrote) with the folders it created, so the repository is as it was.
+    Each step can itself be stopped: the record goes last, and the next settling does again
+    what is left."""
+    root = folder.root
+    record_path = capstone_record(folder)
+    data = read_small(record_path, root, record_path.name)
+    record = object_or_none(data) if data is not None else None
+    repository = find_repository(root)
+    if record is not None and repository is not None and repository.workdir is not None:
+        commit = _stopped_commit(repository, record)
+        if commit is None:
+            _take_back(root, record)
+        elif not _finish(repository, folder, record, commit):
+            return  # the index could not be written: the record stays for the next command
+    remove_regular(record_path, root)
+
+
+def _stopped_midway(folder: Folder) -> bool:
+    """Whether a capstone of the working trajectory was stopped midway: its record is there
+    while no capstone holds the working trajectory's lock (one at work writes its record, and
+    removes it, under that lock)."""
+    if not os.path.lexists(capstone_record(folder)):
+        return False
+    with held(lock_of(folder), folder.root, 0) as free:
+        return free
+
+
+def _finished(
+    repository: pygit2.Repository, target: Target, folder: Folder
+) -> CapstoneResult | None:
+    """When taking the working trajectory's lock finished a capstone stopped after its commit
+    (`finish_stopped` archived the working trajectory), what that capstone did, as running
+    it again over a trajectory HEAD holds says (`changed: false`, HEAD the parent); None
+    when there is a working trajectory still (the stopped capstone was taken back)."""
+    import pygit2
+
+    if os.path.lexists(inside(target.root, folder.relative)) or repository.head_is_unborn:
+        return None
+    head = repository.head.peel(pygit2.Commit)
+    trajectory = (head.message_trailers.get(TRAILER) or "").strip()
+    if not trajectory:
+        return None
+    try:
+        names = os.listdir(inside(target.root, ARCHIVE))
+    except (OSError, StetError):
+        names = []
+    prefix = f"{folder.id}-{trajectory}"
+    archived = [ARCHIVE / name for name in names if name.startswith(prefix)]
+    newest = max(
+        archived, key=lambda path: os.lstat(inside(target.root, path)).st_mtime_ns, default=None
+    )
+    return CapstoneResult(
+        target=target,
+        trajectory=trajectory,
+        parent=str(head.id),
+        branch=_short_branch(None if repository.head_is_detached else repository.head.name),
+        message=head.message,
+        paths=[],
+        changed=False,
+        archived=None if newest is None else newest.as_posix(),
+    )
+
+
+def _stopped_commit(repository: pygit2.Repository, record: dict[str, Any]) -> pygit2.Commit | None:
+    """The commit the stopped capstone made, when its branch (or the detached HEAD) holds
+    it: its tree and its parent are the record's."""
+    import pygit2
+
+    name = record.get("branch") or "HEAD"
+    try:
+        tip = repository.references[name].peel(pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    tree, parent = str(record.get("tree")), str(record.get("parent"))
+    commit: pygit2.Commit | None = tip
+    for _ in range(_LOOKED_AT):
+        if commit is None:
+            break
+        parents = [str(oid) for oid in commit.parent_ids]
+        if str(commit.tree_id) == tree and parents == [parent]:
+            return commit
+        commit = commit.parents[0] if parents else None
+    return None
+
+
+def _asides(root: Path, path: str) -> list[Path]:
+    """What the capstone moved aside at `path` (`_WorkTreeWrite`)."""
+    full = inside(root, path)
+    kept = re.compile(rf"\.{re.escape(full.name)}{_WorkTreeWrite.ASIDE}-[0-9a-f]{{16}}")
+    try:
+        names = os.listdir(full.parent)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return [full.parent / name for name in sorted(names) if kept.fullmatch(name)]
+
+
+def _take_back(root: Path, record: dict[str, Any]) -> None:
+    """The stopped capstone's writes to the work tree undone: its commit was not made."""
+    import pygit2
+
+    written: dict[str, str] = record.get("written") or {}
+    for path, blob in reversed(list(written.items())):
+        full = inside(root, path)
+        asides = _asides(root, path)
+        if asides:
+            put_back(asides[0], full, root)
+        else:
+            data = read_regular(full, root)
+            if data is not None and str(pygit2.hash(data)) == blob:
+                remove_regular(full, root)
+        with suppress(FileNotFoundError, NotADirectoryError):
+            for name in os.listdir(full.parent):  # a write stopped before its rename
+                if name.startswith(f".{full.name}.") and is_temporary(name):
+                    remove_regular(full.parent / name, root)
+    for created in reversed(record.get("created") or []):
+        with suppress(OSError):  # a folder holding something else stays
+            os.rmdir(inside(root, created))
+
+
+def _index_finished(
+    repository: pygit2.Repository, root: Path, record: dict[str, Any], commit: pygit2.Commit
+) -> bool:
+    """Each entry the stopped capstone would have given the index, given it where the index
+    still holds what the capstone started from (what the commit's parent holds at the path,
+    or the skill graduation staged): an entry staged since in another version stays.
+    Whether the index could be written."""
+    import pygit2
+
+    parent = commit.parents[0].tree
+    wanted: list[tuple[str, pygit2.Oid, int, pygit2.Oid | None]] = []
+    for path, (blob, mode, replaces) in (record.get("staging") or {}).items():
+        if replaces:
+            before: pygit2.Oid | None = pygit2.Oid(hex=replaces)
+        else:
+            try:
+                before = parent[path].id
+            except KeyError:
+                before = None
+        wanted.append((path, pygit2.Oid(hex=blob), mode, before))
+
+    def finish(index: pygit2.Index) -> None:
+        for path, blob, mode, before in wanted:
+            held = index[path].id if path in index else None
+            if held != blob and held == before:
+                index.add(pygit2.IndexEntry(path, blob, pygit2.enums.FileMode(mode)))
+
+    try:
+        with file_lock(root / INDEX_LOCK, root, "the git index"):
+            update_index(repository, finish)
+    except (OSError, StetError, pygit2.GitError):
+        return False
+    return True
+
+
+def _finish(
+    repository: pygit2.Repository,
+    folder: Folder,
+    record: dict[str, Any],
+    commit: pygit2.Commit,
+) -> bool:
+    """The stopped capstone's work after its commit, done; False when the index could not be
+    written. The index is given the commit's files only while HEAD is still where the
+    capstone committed (the branch checked out, or a detached HEAD that holds the commit):
+    another branch's index is none of its business."""
+    import pygit2
+
+    root = folder.root
+    for path in record.get("written") or {}:
+        for aside in _asides(root, path):
+            remove_regular(aside, root)
+    branch = record.get("branch")
+    head = repository.head.peel(pygit2.Commit) if not repository.head_is_unborn else None
+    on_it = (
+        head is not None
+        and (repository.head.name == branch if branch else repository.head_is_detached)
+        and (head.id == commit.id or repository.descendant_of(head.id, commit.id))
+    )
+    if on_it and not _index_finished(repository, root, record, commit):
+        return False
+    feedback = record.get("feedback")
+    if isinstance(feedback, str):
+        with feedback_lock(root, folder.id):
+            data = read_small(root / feedback, root, feedback, FEEDBACK_LIMIT)
+            if data is not None and hashlib.sha256(data).hexdigest() == record.get(
+                "feedback_sha256"
+            ):
+                remove_regular(root / feedback, root)
+    if os.path.lexists(inside(root, folder.relative)):
+        _archive(root, folder, str(record.get("trajectory")), [])
+    return True
 
 
 def _settle_index(
@@ -1267,7 +1538,7 @@ class _WorkTreeWrite:
     when a hook refuses: each file it replaces, moved aside unread (whatever its size; a
     stop leaves it beside, not lost), and the folders it created."""
 
-    _ASIDE = ".stet-before-capstone"
+    ASIDE = ".stet-before-capstone"
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -1282,7 +1553,7 @@ class _WorkTreeWrite:
                 if part not in self.created and not os.path.lexists(inside(self.root, part)):
                     self.created.append(part)
             make_dirs(self.root, folder)
-            aside = move_aside(self.root / path, self.root, self._ASIDE)
+            aside = move_aside(self.root / path, self.root, self.ASIDE)
             self.previous.append((Path(path), aside))
             if aside is None:
                 atomic_write(self.root / path, data, self.root)
@@ -1444,14 +1715,14 @@ def _with_trailers(text: str, trailers: list[str]) -> str:
 # -- the working trajectory, archived ---------------------------------------------------------
 
 
-def _archive(target: Target, folder: Folder, trajectory: str, warnings: list[str]) -> str | None:
+def _archive(root: Path, folder: Folder, trajectory: str, warnings: list[str]) -> str | None:
     """Moved, not deleted: the imported sessions stay at hand should the commit be undone.
     A failure here leaves the commit made: the working trajectory then equals the committed
     one, and a second capstone changes nothing."""
     try:
-        make_dirs(target.root, ARCHIVE)
-        destination = _free_name(target.root, ARCHIVE / f"{target.key}-{trajectory}")
-        os.rename(inside(target.root, folder.relative), inside(target.root, destination))
+        make_dirs(root, ARCHIVE)
+        destination = _free_name(root, ARCHIVE / f"{folder.id}-{trajectory}")
+        os.rename(inside(root, folder.relative), inside(root, destination))
     except (OSError, StetError) as error:
         warnings.append(f"the working trajectory was not archived: {error}")
         return None

@@ -248,6 +248,13 @@ def lock_of(folder: Folder) -> Path:
     return folder.path.with_name(folder.path.name + ".lock")
 
 
+def capstone_record(folder: Folder) -> Path:
+    """What a capstone of the working trajectory is doing (`<key>.capstone`, beside its
+    folder): written before the capstone writes to the work tree, removed once it is done.
+    One left there names a capstone stopped midway, which settling finishes or takes back."""
+    return folder.path.with_name(folder.path.name + ".capstone")
+
+
 @contextmanager
 def working_held(folder: Folder, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[bool]:
     """The working trajectory's lock, waited for at most `timeout` seconds (0: tried once);
@@ -295,7 +302,14 @@ def settle(folder: Folder) -> None:
     import killed before it wrote the record of a new session) is taken back, and the
     temporary files of writes killed before their rename go. Nothing a killed writer left
     outlives the next command that reads the trajectory. A folder git tracks is left as it
-    is: it came with the repository, and is none of this clone's work (`refuse_tracked`)."""
+    is: it came with the repository, and is none of this clone's work (`refuse_tracked`).
+    A capstone stopped midway is settled first: finished when its commit was made (the
+    working trajectory then archived), else taken back (`capstone.finish_stopped`)."""
+    if _regular(capstone_record(folder)):
+        # Imported here: the capstone's module imports this one.
+        from stet_lsp.trajectory.capstone import finish_stopped
+
+        finish_stopped(folder)
     sessions = folder.path / SESSIONS
     groups: dict[Path, dict[Path, Path]] = {}
     temporary: list[Path] = []
@@ -533,8 +547,10 @@ def settle_if_free(folder: Folder) -> None:
             _KEPT.fullmatch(name) or is_temporary(name) for d in directories for name in _names(d)
         )
         marked = marked_sessions(folder)
+        stopped = _regular(capstone_record(folder))
         if not (
             left
+            or stopped
             or _unrecorded(directories[1])
             or (marked is not None and marked[0])
             or _first_compose_unfinished(folder, marked)

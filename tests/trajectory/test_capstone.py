@@ -626,6 +626,119 @@ def test_a_capstone_stopped_after_its_commit_is_finished_with_its_verdicts(
     assert [c.path for c in third.paths] == trajectory_files(third.trajectory)
 
 
+def stopped_capstone(root: Path, pattern: str) -> None:
+    """`stet capstone` in a process of its own, killed right before the first rename, link or
+    unlink matching `pattern` (`test_settle.killed_before`)."""
+    from test_settle import killed_before
+
+    killed_before(pattern, root, "capstone")
+
+
+def work_with_skill_and_verdict(root: Path, tmp_path: Path, stet: Stet) -> Target:
+    """Imported work, an entry graduated into the skill (staged) and a verdict on a step."""
+    target = import_work(root, tmp_path)
+    graduate_into_skill(root)
+    code, _, err = stet(
+        "trajectory", "mark", target.key, "2", "--verdict", "wrong", "-C", str(root)
+    )
+    assert (code, err) == (0, ""), err
+    return target
+
+
+@pytest.mark.parametrize(
+    "stopped",
+    [
+        r"replace \S+ narration\.md",  # the trajectory's events.jsonl written, no more
+        r"replace \S+ SKILL\.md",  # every trajectory file written, the skill not yet
+        "pre-commit",  # every file written, the commit not made
+    ],
+)
+def test_a_capstone_killed_before_its_commit_is_taken_back_by_the_next_command(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet, stopped: str
+) -> None:
+    """Killed (SIGKILL) once it wrote files to the work tree and before its commit: they were
+    left untracked, the skill rewritten unstaged. The next command that reads the working
+    trajectory (a list) takes them back, the file they replaced put back; a capstone then
+    commits as if none had been stopped."""
+    target = work_with_skill_and_verdict(root, tmp_path, stet)
+    stage(repo, "other.txt", "staged by hand\n")
+    (root / "README.md").write_text("edited, not staged\n")
+    before = git_state(snapshot(repo)) | {"index": None}  # `git status` rewrites its stat data
+    if stopped == "pre-commit":
+        write_hook(Path(repo.path) / "hooks", "pre-commit", "kill -9 $PPID\nsleep 5\n")
+        done = subprocess.run(
+            [sys.executable, "-m", "stet_lsp", "capstone"], cwd=root, capture_output=True
+        )
+        assert done.returncode == -9, done.stderr
+        (Path(repo.path) / "hooks" / "pre-commit").unlink()
+    else:
+        stopped_capstone(root, stopped)
+    assert head_commit(repo).id == repo.head.target
+    assert any(line.startswith("?? .stet/trajectories/") for line in git_status(root))
+
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+
+    assert code == 0, err
+    assert git_state(snapshot(repo)) | {"index": None} == before
+    assert not list((root / ".stet/cache/trajectories").glob("*.capstone"))
+    result = capstone(target)
+    assert result.changed and result.warnings == []
+    assert sorted(git_status(root)) == [" M README.md", "A  other.txt"]
+
+
+def test_a_capstone_killed_between_its_commit_and_the_index_is_finished_by_the_next_command(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """Killed once its commit was made, before the index had its files: `git status` showed
+    them staged as deleted, so that a plain `git commit` would delete them. The next command
+    that reads the working trajectory finishes the capstone: the index gets the commit's
+    files (the skill too), the working feedback file goes, the working trajectory is
+    archived; what was staged and unstaged before stays so."""
+    target = work_with_skill_and_verdict(root, tmp_path, stet)
+    stage(repo, "other.txt", "staged by hand\n")
+    (root / "README.md").write_text("edited, not staged\n")
+    parent = repo.head.target
+    stopped_capstone(root, r"unlink index\.stet-\S+")
+    head = head_commit(repo)
+    assert head.parent_ids == [parent]
+    trajectory = head.message_trailers["Stet-Trajectory"]
+    assert f"D  .stet/trajectories/{trajectory}/events.jsonl" in git_status(root)
+
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+
+    assert code == 0, err
+    assert sorted(git_status(root)) == [" M README.md", "A  other.txt"]
+    entries = index_entries(repo)
+    for path in [*trajectory_files(trajectory), SKILL, f".stet/feedback/{trajectory}.jsonl"]:
+        assert entries[path][0] == str(head.tree[path].id), path
+    assert not (root / ".stet/feedback" / f"{target.key}.jsonl").exists()
+    assert not working_folder(target).path.exists()
+    assert not list((root / ".stet/cache/trajectories").glob("*.capstone"))
+    assert head_commit(repo).id == head.id
+
+
+def test_a_capstone_run_again_after_one_killed_past_its_commit_finishes_it(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """The capstone run again finishes the one killed after its commit and says so, as a
+    capstone of a trajectory HEAD holds does: nothing committed, the working trajectory
+    archived."""
+    target = import_work(root, tmp_path)
+    stopped_capstone(root, r"unlink index\.stet-\S+")
+    head = head_commit(repo)
+
+    code, out, err = stet("capstone", "-C", str(root), "--json")
+
+    assert code == 0, err
+    document = json.loads(out)
+    assert (document["changed"], document["commit"]) == (False, None)
+    assert document["trajectory"] == head.message_trailers["Stet-Trajectory"]
+    assert document["parent"] == str(head.id)
+    assert document["archived"] is not None and (root / document["archived"]).is_dir()
+    assert not working_folder(target).path.exists()
+    assert [line for line in git_status(root) if not line.startswith("??")] == []
+
+
 def test_dry_run_says_what_would_be_committed_and_changes_nothing(
     repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
 ) -> None:
@@ -1451,6 +1564,38 @@ def test_a_capstone_that_waited_for_another_is_refused_with_its_reason(
         waiting.start()
         time.sleep(0.5)  # past its first check, waiting for the lock
         shutil.move(folder.path, tmp_path / "archived")
+    waiting.join(20)
+    assert isinstance(outcome[0], CapstoneRefused)
+    assert outcome[0].reason == "no-working-trajectory"
+
+
+def test_a_capstone_that_waited_for_one_at_work_is_not_taken_for_finishing_it(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """The record of a capstone at work is there while the second one waits for the lock:
+    that capstone is not one stopped midway, and the second is refused as
+    `no-working-trajectory`, not told it finished the first."""
+    target = import_work(root, tmp_path)
+    folder = working_folder(target)
+    record = folder.path.with_name(folder.path.name + ".capstone")
+    outcome: list[BaseException | CapstoneResult] = []
+
+    def second() -> None:
+        try:
+            outcome.append(capstone(target))
+        except BaseException as error:
+            outcome.append(error)
+
+    with file_lock(folder.path, root, "the working trajectory"):  # the first capstone
+        record.write_text("{}")
+        waiting = threading.Thread(target=second)
+        waiting.start()
+        time.sleep(0.5)  # past its first check, waiting for the lock
+        commit_files(repo, {"done.txt": "x\n"}, "Trajectory: work\n\nStet-Trajectory: t-1\n")
+        archive = folder.path.parent / ".archive"
+        archive.mkdir()
+        shutil.move(folder.path, archive / f"{target.key}-t-1")
+        record.unlink()
     waiting.join(20)
     assert isinstance(outcome[0], CapstoneRefused)
     assert outcome[0].reason == "no-working-trajectory"
@@ -2338,3 +2483,21 @@ def test_a_branch_whose_name_is_not_utf8_imports_graduates_and_commits(
     assert code == 0 and "capstone --target" not in out
     result = capstone(resolve_target(root))
     assert result.changed and SKILL in [c.path for c in result.paths]
+
+
+def test_a_capstone_killed_past_its_commit_on_a_branch_not_utf8_is_finished(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """The record of a stopped capstone names the branch by its bytes (a name that is not
+    UTF-8 kept as escaped surrogates): the next command finds the commit on it."""
+    subprocess.run([b"git", b"checkout", b"-q", b"-b", b"caf\xe9"], cwd=root, check=True)
+    target = import_work(root, tmp_path)
+    stopped_capstone(root, r"unlink index\.stet-\S+")
+    trajectory = head_commit(repo).message_trailers["Stet-Trajectory"]
+
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+
+    assert code == 0, err
+    assert not working_folder(target).path.exists()
+    entries = index_entries(repo)
+    assert all(path in entries for path in trajectory_files(trajectory))
