@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.gitindex import index_error, update_index
+from stet_lsp.core.jsonread import object_or_none
 from stet_lsp.core.lines import split_lines
 from stet_lsp.core.locking import file_lock
 from stet_lsp.core.model import KINDS, SECTION_TITLES, Entry, Status, format_time, utc_now
@@ -43,6 +44,7 @@ from stet_lsp.core.operations import Result, entry_json, result
 from stet_lsp.core.safefs import (
     atomic_write,
     ensure_stet_gitignore,
+    inside,
     make_dirs,
     read_regular,
     remove_regular,
@@ -81,6 +83,8 @@ from stet_lsp.trajectory.skills import (
 from stet_lsp.trajectory.store import (
     GRADUATION_SESSION,
     SESSIONS,
+    SKILL_STAGING,
+    SKILLS_CACHE,
     Folder,
     TooLarge,
     read_small,
@@ -113,7 +117,7 @@ NOTE_MAX_AGE = timedelta(days=14)
 """A note older than this is proposed for discarding: scratch nobody came back to."""
 CONTEXT_AROUND = 2
 """Lines shown before and after an anchored line in a skill."""
-SKILL_LOCKS = Path(".stet") / "cache" / "skills"
+SKILL_LOCKS = SKILLS_CACHE
 """Lock files of the skills being written: in the cache, never in a committed folder."""
 INDEX_LOCK = Path(".stet") / "cache" / "git-index"
 """The lock Stet's writers of the git index take (its file is `git-index.lock`)."""
@@ -366,6 +370,7 @@ def _into_skill(
     relative = skill_path(name)  # refused here, naming the rule, when the name breaks one
     root = target.root
     _refuse_in_progress(root, relative)
+    settle_skills(root)  # before the skill's lock, which settling takes
     with skill_lock(root, name):
         current, existing_text = _existing_skill(root, relative, name)
         if current is None:
@@ -776,23 +781,112 @@ def _write_skill(
 ) -> None:
     """Gate, check against the spec, write atomically, stage (`staged_data` when the index is
     to get another version than the work tree); when staging fails, the file is put back as
-    it was (`previous`; None: there was none), so trying again does it all."""
+    it was (`previous`; None: there was none), so trying again does it all. A record of the
+    write (`_record_skill_write`) stays from before the file is written until it is staged:
+    killed in between, the next command puts the file back (`settle_skills`)."""
     data = _checked_text(skill, previous, config)
+    staged = data if staged_data is None else staged_data
     folders = [relative.parent, *relative.parent.parents][:-1]  # deepest first, not "."
     created = [folder for folder in folders if not os.path.isdir(root / folder)]
+    record = _record_skill_write(root, relative, previous, data, staged, created)
     make_dirs(root, str(relative.parent))
     atomic_write(root / relative, data, root)
     try:
-        stage(root, relative, data if staged_data is None else staged_data)
+        stage(root, relative, staged)
     except StetError:
-        if previous is None:
-            remove_regular(root / relative, root)
-            for folder in created:
-                with contextlib.suppress(OSError):  # a folder holding something else stays
-                    os.rmdir(root / folder)
-        else:
-            atomic_write(root / relative, previous.encode("utf-8"), root)
+        _put_back_skill(root, relative, previous, created)
+        remove_regular(record, root)
         raise
+    remove_regular(record, root)
+
+
+def _put_back_skill(
+    root: Path, relative: PurePosixPath, previous: bytes | str | None, created: list[PurePosixPath]
+) -> None:
+    """The skill's file as it was before a graduation wrote it (None: there was none; then
+    the folders made for it go too, when empty)."""
+    if previous is None:
+        remove_regular(root / relative, root)
+        for folder in created:
+            with contextlib.suppress(OSError):  # a folder holding something else stays
+                os.rmdir(root / folder)
+    else:
+        text = previous.encode("utf-8") if isinstance(previous, str) else previous
+        atomic_write(root / relative, text, root)
+
+
+def _record_skill_write(
+    root: Path,
+    relative: PurePosixPath,
+    previous: str | None,
+    data: bytes,
+    staged: bytes,
+    created: list[PurePosixPath],
+) -> Path:
+    """`.stet/cache/skills/<name>.staging`: the skill's path, what the work tree held (a blob
+    in git's object database; null: no file), what is written there and what is staged (the
+    blobs' ids), and the folders made for it."""
+    import pygit2
+
+    repository = open_repository(root)
+    before = None if previous is None else repository.create_blob(previous.encode("utf-8"))
+    record = root / SKILLS_CACHE / f"{relative.parent.name}{SKILL_STAGING}"
+    fields = {
+        "path": relative.as_posix(),
+        "before": None if before is None else str(before),
+        "written": str(pygit2.hash(data)),
+        "staged": str(pygit2.hash(staged)),
+        "created": [folder.as_posix() for folder in created],
+    }
+    make_dirs(root, SKILLS_CACHE)
+    atomic_write(record, json.dumps(fields).encode("ascii"), root)
+    return record
+
+
+def settle_skills(root: Path) -> None:
+    """Each skill write a graduation stopped midway (killed, the power lost) left its record
+    of: finished when the index holds what it staged (the record goes), else taken back
+    while the work tree holds what it wrote: the file it replaced written again, or, where
+    there was none, removed with the folders made for it. The work tree and the index are
+    then as they were before that graduation, which can be run again."""
+    try:
+        names = sorted(os.listdir(inside(root, SKILLS_CACHE)))
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except OSError as error:
+        raise StetError(f"cannot list {SKILLS_CACHE}: {error.strerror or error}") from None
+    for name in names:
+        if name.endswith(SKILL_STAGING):
+            with skill_lock(root, name.removesuffix(SKILL_STAGING)):
+                record = root / SKILLS_CACHE / name
+                _settle_skill_write(root, object_or_none(read_regular(record, root) or b"") or {})
+                remove_regular(record, root)
+
+
+def _settle_skill_write(root: Path, fields: dict[str, Any]) -> None:
+    """One stopped skill write (`_record_skill_write`'s fields) taken back, unless it was
+    staged or its file was written over since."""
+    import pygit2
+
+    path = fields.get("path")
+    if not isinstance(path, str) or not path.startswith(".stet/skills/"):
+        return
+    repository = open_repository(root)
+    index = repository.index
+    index.read(False)
+    if path in index and str(index[path].id) == fields.get("staged"):
+        return  # staged: the graduation got past its write
+    relative = PurePosixPath(path)
+    written = read_regular(root / relative, root)
+    if written is None or str(pygit2.hash(written)) != fields.get("written"):
+        return  # not written yet, or written over since: not the graduation's to take back
+    before = fields.get("before")
+    blob = repository.get(before) if isinstance(before, str) else None
+    if before is not None and not isinstance(blob, pygit2.Blob):
+        return  # what it held is gone from the object database: the file stays
+    previous = bytes(blob.data) if isinstance(blob, pygit2.Blob) else None
+    created = [PurePosixPath(folder) for folder in fields.get("created") or []]
+    _put_back_skill(root, relative, previous, created)
 
 
 def _stage_if_missing(root: Path, relative: PurePosixPath, text: str, config: GateConfig) -> bool:

@@ -65,6 +65,10 @@ lists. It names, a line each, the imported sessions (their stems) stored and not
 yet, which go again when their compose does not finish (`settle`); an empty line, or an
 empty file, marks what has no transcript to import again (graduation's events) or a folder
 moved to a renamed branch's key, which the next compose puts into the trajectory."""
+SKILLS_CACHE = Path(".stet") / "cache" / "skills"
+"""The lock files of the skills graduation writes (`<name>.lock`), and the record of a
+skill's write under way (`<name>.staging`), which settling finishes or takes back."""
+SKILL_STAGING = ".staging"
 _MARKER_LIMIT = 1 << 20
 _STEM = re.compile(r"[0-9a-f]{20}")
 
@@ -303,8 +307,14 @@ def settle(folder: Folder) -> None:
     temporary files of writes killed before their rename go. Nothing a killed writer left
     outlives the next command that reads the trajectory. A folder git tracks is left as it
     is: it came with the repository, and is none of this clone's work (`refuse_tracked`).
-    A capstone stopped midway is settled first: finished when its commit was made (the
+    A graduation stopped as it wrote a skill is settled first (`graduation.settle_skills`),
+    then a capstone stopped midway: finished when its commit was made (the
     working trajectory then archived), else taken back (`capstone.finish_stopped`)."""
+    if skill_writes_left(folder.root):
+        # Imported here: graduation's module imports this one.
+        from stet_lsp.trajectory.graduation import settle_skills
+
+        settle_skills(folder.root)
     if _regular(capstone_record(folder)):
         # Imported here: the capstone's module imports this one.
         from stet_lsp.trajectory.capstone import finish_stopped
@@ -547,7 +557,7 @@ def settle_if_free(folder: Folder) -> None:
             _KEPT.fullmatch(name) or is_temporary(name) for d in directories for name in _names(d)
         )
         marked = marked_sessions(folder)
-        stopped = _regular(capstone_record(folder))
+        stopped = _regular(capstone_record(folder)) or skill_writes_left(folder.root)
         if not (
             left
             or stopped
@@ -562,6 +572,15 @@ def settle_if_free(folder: Folder) -> None:
             pass
     except (OSError, StetError):
         pass
+
+
+def skill_writes_left(root: Path) -> bool:
+    """Whether a graduation stopped as it wrote a skill left its record (`SKILL_STAGING`)."""
+    try:
+        names = _names(inside(root, SKILLS_CACHE))
+    except StetError:
+        return False
+    return any(name.endswith(SKILL_STAGING) for name in names)
 
 
 def _names(directory: Path) -> list[str]:

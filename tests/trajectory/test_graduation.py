@@ -809,6 +809,74 @@ def test_a_skill_written_but_never_staged_is_staged_when_done_again(
     assert path in pygit2.Repository(str(root)).index
 
 
+def git_status(root: Path) -> list[str]:
+    done = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return sorted(line for line in done.stdout.splitlines() if " .stet/cache/" not in line)
+
+
+def test_a_graduation_killed_before_staging_a_new_skill_is_taken_back(
+    sheet: StyleSheet, root: Path, stet: Run
+) -> None:
+    """Killed (SIGKILL) between writing a new SKILL.md and staging it: the file was left
+    untracked. The next command that takes a working trajectory (a graduation into the
+    trajectory here) removes it and the folder made for it; graduating the entry again
+    writes and stages it."""
+    from test_settle import killed_before
+
+    entry = add(sheet, "Use the retry helper", "convention")
+    other = add(sheet, "Tried urllib3's Retry directly", "ruled-out")
+    path = ".stet/skills/retry-helper/SKILL.md"
+    before = git_status(root)
+    killed_before(r"unlink index\.stet-\S+", root, "graduate", entry.id, "--to", "skill")
+    assert f"?? {path}" in git_status(root)
+
+    code, _, err = stet("graduate", other.id, "--to", "trajectory", "-C", str(root))
+
+    assert code == 0, err
+    assert git_status(root) == before
+    assert not (root / ".stet/skills").exists()
+    assert status(sheet, entry) == "open"
+    code, _, err = stet("graduate", entry.id, "--to", "skill", "-C", str(root))
+    assert code == 0, err
+    assert f"A  {path}" in git_status(root)
+
+
+def test_a_graduation_killed_before_staging_an_existing_skill_is_taken_back(
+    sheet: StyleSheet, root: Path, repo: pygit2.Repository, stet: Run
+) -> None:
+    """A committed skill extended, killed before staging: the work tree held the new section
+    unstaged, and graduating again found the entry in the file and staged nothing, so the
+    capstone would have committed the skill without it. Graduating again now puts the file
+    back first, then extends and stages it."""
+    from test_settle import killed_before
+
+    first = add(sheet, "Use the retry helper", "convention")
+    graduate(sheet, first.id, "skill", skill_name="retry")
+    path = ".stet/skills/retry/SKILL.md"
+    subprocess.run(["git", "commit", "-q", "-m", "skill"], cwd=root, check=True)
+    committed = (root / path).read_bytes()
+    entry = add(sheet, "Time out after 10 s", "convention")
+    killed_before(
+        r"unlink index\.stet-\S+", root, "graduate", entry.id, "--to", "skill", "--skill", "retry"
+    )
+    assert f" M {path}" in git_status(root)
+
+    code, _, err = stet("graduate", entry.id, "--to", "skill", "--skill", "retry", "-C", str(root))
+
+    assert code == 0, err
+    assert f"M  {path}" in git_status(root)
+    staged = pygit2.Repository(str(root)).index[path].id
+    assert (root / path).read_bytes() == pygit2.Repository(str(root))[staged].data
+    assert (root / path).read_bytes() != committed
+    assert "Time out after 10 s" in (root / path).read_text()
+
+
 def test_a_skill_holding_a_secret_typed_in_is_refused_and_never_staged(
     sheet: StyleSheet, root: Path, repo: pygit2.Repository
 ) -> None:
