@@ -1310,24 +1310,23 @@ def _finished(
 
 
 def _stopped_commit(repository: pygit2.Repository, record: dict[str, Any]) -> pygit2.Commit | None:
-    """The commit the stopped capstone made, when its branch (or the detached HEAD) holds
-    it: its tree and its parent are the record's."""
+    """The commit the stopped capstone made, when its branch (or the detached HEAD), or HEAD
+    (on the branch renamed since, say), holds it: its tree and its parent are the record's."""
     import pygit2
 
-    name = record.get("branch") or "HEAD"
-    try:
-        tip = repository.references[name].peel(pygit2.Commit)
-    except (KeyError, ValueError, pygit2.GitError):
-        return None
     tree, parent = str(record.get("tree")), str(record.get("parent"))
-    commit: pygit2.Commit | None = tip
-    for _ in range(_LOOKED_AT):
-        if commit is None:
-            break
-        parents = [str(oid) for oid in commit.parent_ids]
-        if str(commit.tree_id) == tree and parents == [parent]:
-            return commit
-        commit = commit.parents[0] if parents else None
+    for name in dict.fromkeys((record.get("branch") or "HEAD", "HEAD")):
+        try:
+            commit: pygit2.Commit | None = repository.references[name].peel(pygit2.Commit)
+        except (KeyError, ValueError, pygit2.GitError):
+            continue
+        for _ in range(_LOOKED_AT):
+            if commit is None:
+                break
+            parents = [str(oid) for oid in commit.parent_ids]
+            if str(commit.tree_id) == tree and parents == [parent]:
+                return commit
+            commit = commit.parents[0] if parents else None
     return None
 
 
@@ -1407,21 +1406,17 @@ def _finish(
     commit: pygit2.Commit,
 ) -> bool:
     """The stopped capstone's work after its commit, done; False when the index could not be
-    written. The index is given the commit's files only while HEAD is still where the
-    capstone committed (the branch checked out, or a detached HEAD that holds the commit):
-    another branch's index is none of its business."""
+    written. The index is given the commit's files only while HEAD holds the commit (the
+    index of a branch checked out since that lacks it is none of the capstone's business)."""
     import pygit2
 
     root = folder.root
     for path in record.get("written") or {}:
         for aside in _asides(root, path):
             remove_regular(aside, root)
-    branch = record.get("branch")
     head = repository.head.peel(pygit2.Commit) if not repository.head_is_unborn else None
-    on_it = (
-        head is not None
-        and (repository.head.name == branch if branch else repository.head_is_detached)
-        and (head.id == commit.id or repository.descendant_of(head.id, commit.id))
+    on_it = head is not None and (
+        head.id == commit.id or repository.descendant_of(head.id, commit.id)
     )
     if on_it and not _index_finished(repository, root, record, commit):
         return False

@@ -717,6 +717,26 @@ def test_a_capstone_killed_between_its_commit_and_the_index_is_finished_by_the_n
     assert head_commit(repo).id == head.id
 
 
+def test_a_capstone_killed_past_its_commit_is_finished_on_the_branch_renamed_since(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """The branch the stopped capstone committed on was renamed before the next command: the
+    commit is found on HEAD, and the capstone finished rather than taken back (which would
+    remove the committed files from the work tree as well as the index)."""
+    import_work(root, tmp_path)
+    stopped_capstone(root, r"unlink index\.stet-\S+")
+    trajectory = head_commit(repo).message_trailers["Stet-Trajectory"]
+    subprocess.run(["git", "branch", "-m", "main", "renamed"], cwd=root, check=True)
+
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+
+    assert code == 0, err
+    assert [line for line in git_status(root) if not line.startswith("??")] == []
+    entries = index_entries(repo)
+    for path in trajectory_files(trajectory):
+        assert path in entries and (root / path).is_file(), path
+
+
 def test_a_capstone_run_again_after_one_killed_past_its_commit_finishes_it(
     repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
 ) -> None:
