@@ -849,6 +849,8 @@ def settle_skills(root: Path) -> None:
     while the work tree holds what it wrote: the file it replaced written again, or, where
     there was none, removed with the folders made for it. The work tree and the index are
     then as they were before that graduation, which can be run again."""
+    import pygit2
+
     try:
         names = sorted(os.listdir(inside(root, SKILLS_CACHE)))
     except (FileNotFoundError, NotADirectoryError):
@@ -859,7 +861,14 @@ def settle_skills(root: Path) -> None:
         if name.endswith(SKILL_STAGING):
             with skill_lock(root, name.removesuffix(SKILL_STAGING)):
                 record = root / SKILLS_CACHE / name
-                _settle_skill_write(root, object_or_none(read_regular(record, root) or b"") or {})
+                fields = object_or_none(read_regular(record, root) or b"") or {}
+                try:
+                    _settle_skill_write(root, fields)
+                except pygit2.GitError as error:
+                    raise StetError(
+                        f"the graduation stopped as it wrote {fields.get('path')} could not be "
+                        f"settled: {error}"
+                    ) from None
                 remove_regular(record, root)
 
 

@@ -877,6 +877,26 @@ def test_a_graduation_killed_before_staging_an_existing_skill_is_taken_back(
     assert "Time out after 10 s" in (root / path).read_text()
 
 
+def test_a_stopped_skill_write_with_an_index_git_cannot_read_leaves_the_list_alone(
+    sheet: StyleSheet, root: Path, repo: pygit2.Repository, stet: Run
+) -> None:
+    """Settling a stopped skill write needs the index; a damaged one makes it fail, and a
+    command that only reads (the list) reads all the same: the record stays for later."""
+    from test_settle import killed_before
+
+    other = add(sheet, "Tried urllib3's Retry directly", "ruled-out")
+    code, _, err = stet("graduate", other.id, "--to", "trajectory", "-C", str(root))
+    assert code == 0, err
+    entry = add(sheet, "Use the retry helper", "convention")
+    killed_before(r"unlink index\.stet-\S+", root, "graduate", entry.id, "--to", "skill")
+    (Path(repo.path) / "index").write_bytes(b"DIRC\0\0\0\2 torn")
+
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+
+    assert code == 0, err
+    assert list((root / ".stet/cache/skills").glob("*.staging"))
+
+
 def test_a_skill_holding_a_secret_typed_in_is_refused_and_never_staged(
     sheet: StyleSheet, root: Path, repo: pygit2.Repository
 ) -> None:
