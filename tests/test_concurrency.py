@@ -494,19 +494,3 @@ def test_a_second_write_landing_while_the_replaced_file_is_checked_is_the_one_ke
         atomic_write(path, b"ours\n", tmp_path, unchanged=unchanged)
     assert path.read_bytes() == b"second\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["settings.local.json"]
-
-
-def test_retention_leaves_a_file_a_write_exchanged_out_a_moment_ago(
-    repo: pygit2.Repository, root: Path
-) -> None:
-    """A sheet's write exchanges the new file with the old and reads the old one again at the
-    temporary name; that file keeps the old sheet's modification time. Retention took it for
-    a killed writer's leftover (older than an hour) and removed it under the write."""
-    target = current_target(repo)
-    StyleSheet(target).add("the sheet")
-    exchanged_out = target.sheet_path.with_name(f".{target.sheet_path.name}.k3x9q2.tmp")
-    exchanged_out.write_bytes(target.sheet_path.read_bytes())
-    hours_ago = time.time() - 3 * 3600
-    os.utime(exchanged_out, (hours_ago, hours_ago))  # the change time stays now, as a rename's
-    collect_garbage(repo, target)
-    assert exchanged_out.exists()

@@ -88,10 +88,8 @@ def collect_garbage(
             continue
         path = folder / item.name
         if is_temporary(item.name):
-            # A writer killed between creating its temporary file and renaming it. The change
-            # time too: a file a write exchanged out a moment ago keeps its old modification
-            # time, and the write still reads it.
-            if max(status.st_mtime, status.st_ctime) < time.time() - 3600 and not dry_run:
+            # A writer killed between creating its temporary file and renaming it.
+            if status.st_mtime < time.time() - 3600 and not dry_run:
                 _remove(path, root)
             continue
         if not item.name.startswith(".") and item.name.endswith(".md.lock"):
