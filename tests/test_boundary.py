@@ -16,7 +16,7 @@ from typing import TypeVar
 import pygit2
 import pytest
 from bounded import within
-from repos import clone_linking_sheets_to, hostile_clone
+from repos import clone_committing_sheet, clone_linking_sheets_to, hostile_clone
 
 from stet_lsp.core import safefs
 from stet_lsp.core.errors import StetError
@@ -573,6 +573,22 @@ def test_safefs_refuses_what_is_not_inside(root: Path, tmp_path: Path) -> None:
 
 
 # -- retention deletes only proven sheets ------------------------------------------------
+
+
+def test_retention_leaves_a_sheet_the_repository_commits(tmp_path: Path) -> None:
+    """A clone of a repository that commits the sheet of a branch the clone does not have:
+    the sheet reads as the sheet of a branch that is gone, and retention (`stet sheet gc`,
+    and the language server's own sweep) removed it, a deletion `git commit -a` would
+    commit. A sheet git's index holds is none of this clone's working memory to remove."""
+    root = clone_committing_sheet(tmp_path, branch="feature")
+    sheet = root / SHEETS_DIR / f"{target_key('branch', 'feature')}.md"
+    repo = pygit2.Repository(str(root))
+    old = time.time() - 90 * 86400
+    os.utime(sheet, (old, old))
+    assert collect_garbage(repo, resolve_target(root), ttl_days=1).removed == []
+    assert sheet.exists()
+    assert sorted(path.name for path in sheet.parent.iterdir()) == [sheet.name]
+    assert repo.status() == {}
 
 
 def test_retention_removes_only_what_it_proves_is_a_sheet(

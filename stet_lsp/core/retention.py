@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     import pygit2
 
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.gitindex import index_tracks
 from stet_lsp.core.locking import held, remove_held
 from stet_lsp.core.renames import Move, move_sheet, renamed_branches
 from stet_lsp.core.safefs import (
@@ -125,6 +126,8 @@ def collect_garbage(
             reason = f"untouched for more than {ttl_days:g} days"
         else:
             continue
+        if index_tracks(root, path.relative_to(root).as_posix()) is not False:
+            continue  # came with the repository (or cannot be told): removing it is a change
         if dry_run or _remove_unchanged(path, root, status):
             removals.append(Removal(path, name, reason))
     return Collected(removals, moves)
