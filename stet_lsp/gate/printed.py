@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from stet_lsp.gate.config import GateConfig
 from stet_lsp.gate.findings import Finding
+from stet_lsp.gate.heuristics import reads_as_written
 from stet_lsp.gate.scan import scan_text
 
 # What the shell reads past when it looks for where a command ends: a quoted string, an
@@ -128,8 +129,12 @@ def printed_secrets(
     trailing = max(0, len(lines) - end - output.endswith("\n"))
     parts = _commands(command)
     kinds = _Kinds(parts, succeeded, output.count("\n") + (output[-1:] not in ("", "\n")))
+    # Each pair, and whether the line is surely what the printing command printed if anything
+    # (not when another command may have printed it: see `_paired`).
+    pairs: dict[tuple[tuple[int, int], int], bool] = {}
     forwards = _paired(kinds, range(len(kinds)), end - head, head, from_start=True)
-    pairs = dict.fromkeys((printed, head + line) for printed, line in forwards)
+    for (printed, line), sure in forwards:
+        pairs[printed, head + line] = pairs.get((printed, head + line), False) or sure
     # Counted from the end: what the last printing commands printed ends the output when
     # what runs after them prints nothing or echoes its lines. Not when the call failed (a
     # printing command that failed printed its error, maybe before the other lines), nor
@@ -139,7 +144,9 @@ def printed_secrets(
         backwards = _paired(
             kinds, reversed(range(len(kinds))), end - head, trailing, from_start=False
         )
-        pairs.update(dict.fromkeys((printed, end - 1 - line) for printed, line in backwards))
+        for (printed, line), sure in backwards:
+            pair = (printed, end - 1 - line)
+            pairs[pair] = pairs.get(pair, False) or sure
     last = kinds.last()
     if head < end and last is not None and kinds[last] == _VALUE:
         # The last command, when it prints a value, and the output's first line, as a
@@ -154,15 +161,17 @@ def printed_secrets(
         # branch 'main'`).
         told = counted and (trailing > 0 or len(lines[end - 1].split()) == 1)
         if end - head == 1 or (succeeded and not told):
-            pairs[(last, 0), head] = None
+            pairs[(last, 0), head] = True
     if not pairs:
         return None
     shown: list[str] = []
     values: list[tuple[int, int]] = []  # where each shown line is, in the text
+    surely: list[bool] = []  # whether each is surely the printing command's line
     length = 0
-    for printed, line in pairs:
+    for (printed, line), sure in pairs.items():
         shown.append(f"{kinds.printing_command[printed]}\n")
         values.append((length + len(shown[-1]), length + len(shown[-1]) + len(lines[line])))
+        surely.append(sure)
         shown.append(f"{lines[line]}\n")
         length = values[-1][1] + 1
     text = "".join(shown)
@@ -170,8 +179,13 @@ def printed_secrets(
     found: dict[str, Finding] = {}  # each value once, where it was first found
     for finding in scan_text(text, config=config, path="printed.txt", cache=None):
         at = bisect.bisect_right(starts, finding.offset) - 1
-        if finding.rule == PRINTED_SECRET.name and at >= 0 and finding.offset < values[at][1]:
-            found.setdefault(text[finding.offset : finding.end_offset], finding)
+        if finding.rule != PRINTED_SECRET.name or at < 0 or finding.offset >= values[at][1]:
+            continue
+        value = text[finding.offset : finding.end_offset]
+        # A line another command may have printed is taken only when it reads as generated:
+        # a file's or a branch's name reads as written (`Makefile`, `setup-Config2024.yaml`).
+        if surely[at] or not reads_as_written(value):
+            found.setdefault(value, finding)
     return (text, list(found.values())) if found else None
 
 
@@ -331,11 +345,12 @@ class _Kinds:
 
 def _paired(
     kinds: _Kinds, order: Iterable[int], count: int, blank: int, *, from_start: bool
-) -> list[tuple[tuple[int, int], int]]:
+) -> list[tuple[tuple[tuple[int, int], int], bool]]:
     """Each printing command (its place in `kinds`, and the line of its own it prints) with
     each of the `count` lines that hold anything it may have printed (their place), the
     commands running in the `order` given (`from_start`, or from the end) and printing the
-    lines in that order, after `blank` lines an `echo` may have printed."""
+    lines in that order, after `blank` lines an `echo` may have printed; and whether no other
+    command may have printed that line."""
     pairs: list[tuple[tuple[int, int], int]] = []
     # The lines the commands so far printed: the echoes' that surely did, those that may
     # have, and the printing commands'; and the lines paired already.
@@ -345,6 +360,8 @@ def _paired(
         kind = kinds[at]
         first = max(0, echoed - blank) + paired
         last = min(echoed + maybe + paired, count - 1)
+        # (what this one prints, if anything, may be on the lines from `first` on)
+        printing = kind in (_LINES, _ASIDE) or (unended and kind != _NOTHING)
         if first > last or last - first >= _CANDIDATES or (unended and kind != _NOTHING):
             break
         if kind in (_VALUE, _MAYBE_VALUE, _UNENDED_VALUE):
@@ -388,11 +405,13 @@ def _paired(
         elif kind != _NOTHING:
             break  # what this one printed, if anything, stands between the lines and theirs
     else:
-        return pairs
-    # A line from `first` on may be one the commands the pairing stopped at printed (`test
-    # -f x || echo missing; op read …; ls`: the second line is the value or what `ls`
-    # printed): only the lines before it are known.
-    return [(printed, line) for printed, line in pairs if line < first]
+        return [(pair, True) for pair in pairs]
+    # A line from `first` on may be one the command the pairing stopped at printed (`test -f
+    # x || echo missing; op read …; ls`: the second line is the value or what `ls` printed):
+    # only the lines before it are known; those after it are still the printing commands'
+    # when that command prints lines of its own, which a generated value is not
+    # (`printenv X; ls`: the first line is the value, or what `ls` printed).
+    return [(pair, pair[1] < first) for pair in pairs if pair[1] < first or printing]
 
 
 def _commands(command: str) -> list[str]:

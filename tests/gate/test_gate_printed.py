@@ -528,6 +528,47 @@ def test_a_print_that_may_print_no_line_prints_its_value_where_that_is_known(
 
 
 @pytest.mark.parametrize(
+    ("command", "output", "value"),
+    [
+        # a variable set: its value is the first line, what `ls` printed the others
+        ("printenv GITHUB_TOKEN; ls", "Xk9mQ2vLp8rT4wZ\nMakefile\nsrc\n", "Xk9mQ2vLp8rT4wZ"),
+        ("printenv GITHUB_TOKEN\nls -1", "Xk9mQ2vLp8rT4wZ\r\nMakefile\r\n", "Xk9mQ2vLp8rT4wZ"),
+        ("cd app && printenv API_TOKEN; git status -s", "Zt4kWq9Lm2Xp\n M a.py\n", "Zt4kWq9Lm2Xp"),
+        (
+            "ls; printenv GITHUB_TOKEN || true",
+            "src\nDockerfile\nXk9mQ2vLp8rT4wZ\n",
+            "Xk9mQ2vLp8rT4wZ",
+        ),
+        # glued to the first line `ls` printed: the value is inside what is taken
+        ('echo -n "$DB_PASSWORD"; ls', "Xk9mQ2vLp8rT4wZMakefile\nsrc\n", "Xk9mQ2vLp8rT4wZMakefile"),
+    ],
+)
+def test_a_generated_value_a_print_that_may_print_none_printed_before_other_lines(
+    command: str, output: str, value: str
+) -> None:
+    """The line a print that may print none (`printenv X` of a variable not set) printed is
+    its value or what the command after it printed: taken when it reads as generated, which
+    a file's or a branch's name does not."""
+    assert printed_values(command, output, GateConfig()) == [value]
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        ("printenv GITHUB_TOKEN; ls", "setup-Config2024.yaml\nsrc\n"),
+        ("printenv GITHUB_TOKEN; git branch --show-current", "feature/ABC-123-fix\n"),
+        ("printenv GITHUB_TOKEN; git rev-parse HEAD", "3f5f8c2a1b9d4e6f7a8b9c0d1e2f3a4b5c6d7e8f\n"),
+        ("ls; printenv GITHUB_TOKEN || true", "src\nSetup-Config2024\n"),
+        ('echo -n "$DB_PASSWORD"; ls', "setup-Config2024.yaml\n"),
+    ],
+)
+def test_a_written_line_a_print_that_may_print_none_stood_before_stays(
+    command: str, output: str
+) -> None:
+    assert printed_values(command, output, GateConfig()) == []
+
+
+@pytest.mark.parametrize(
     ("command", "output"),
     [
         ("cat > get.sh <<'EOF'\nop read op://v/i/password\nEOF\nls", "Makefile\nget.sh\n"),

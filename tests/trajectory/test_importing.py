@@ -1293,6 +1293,9 @@ def test_a_value_printed_after_an_echo_that_printed_no_line_is_redacted(
             "Xk9mQ2vLp8rT4wZ\nSwitched to branch 'main'\n",
         ),
         ("ls; printenv GITHUB_TOKEN", "README.md\nsetup-Config2024.yaml\nXk9mQ2vLp8rT4wZ\n"),
+        # a variable that may not have been set: its value reads as generated, the lines
+        # `ls` printed as written
+        ("printenv GITHUB_TOKEN; ls", "Xk9mQ2vLp8rT4wZ\nMakefile\nsetup-Config2024.yaml\n"),
         # several variables, a line each: the credential's is its value, the other stays
         ("printenv GITHUB_TOKEN GITHUB_REPOSITORY", "Xk9mQ2vLp8rT4wZ\nocto-org/web-app\n"),
         # Gemini CLI's and Qwen Code's header before the output and status lines after it
