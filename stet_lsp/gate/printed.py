@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import shlex
 from collections.abc import Iterable
 
 from stet_lsp.gate.config import GateConfig
@@ -169,11 +170,22 @@ def printed_secrets(
     surely: list[bool] = []  # whether each is surely the printing command's line
     length = 0
     for (printed, line), sure in pairs.items():
-        shown.append(f"{kinds.printing_command[printed]}\n")
-        values.append((length + len(shown[-1]), length + len(shown[-1]) + len(lines[line])))
-        surely.append(sure)
-        shown.append(f"{lines[line]}\n")
-        length = values[-1][1] + 1
+        held = [lines[line]]
+        # A value its line goes on after (`echo -n "$X"; echo done`: `<value>done`): the line,
+        # whose value is a token of its own nowhere else, and the value alone.
+        ending = kinds.endings.get(printed[0], "") if printed[1] == 0 else ""
+        whole = held[0].rstrip("\r")
+        if ending and whole == ending:
+            continue  # the value is empty: the line is what printed after it
+        if ending and whole.endswith(ending):
+            held.append(whole[: -len(ending)])
+        for printed_line in held:
+            shown.append(f"{kinds.printing_command[printed]}\n")
+            start = length + len(shown[-1])
+            values.append((start, start + len(printed_line)))
+            surely.append(sure)
+            shown.append(f"{printed_line}\n")
+            length = values[-1][1] + 1
     text = "".join(shown)
     starts = [start for start, _ in values]  # in order: a finding is in the last before it
     found: dict[str, Finding] = {}  # each value once, where it was first found
@@ -206,6 +218,12 @@ class _Kinds:
         self.printing_command: dict[tuple[int, int], str] = {}
         # How many lines a print of several variables prints, by its place.
         self.widths: dict[int, int] = {}
+        # What a print that ends no line (`echo -n "$X"`, `printf '%s' "$X"`) prints after its
+        # value (`printf %s\n "$X"`: `n`), by its place; and, when known, all its line holds
+        # after the value (`echo -n "$X"; echo done`: `done`), and the echo that ends it.
+        self.suffixes: dict[int, str] = {}
+        self.endings: dict[int, str] = {}
+        self.ended_by: dict[int, int] = {}
         self.printing = PRINTED_SECRET.pattern
         self.names = tuple({anchor.split()[0] for anchor in PRINTING_COMMANDS})
         # The commands that succeeded, when the call did: its last, and those before it that
@@ -262,16 +280,23 @@ class _Kinds:
                 return _LINES
             return _VALUE if at in self.succeeded else _MAYBE_VALUE
         if words[0] == "echo":
-            return _UNENDED_VALUE if words[1].startswith("-") and "n" in words[1] else _VALUE
+            if words[1].startswith("-") and "n" in words[1]:
+                self.suffixes[at] = ""
+                return _UNENDED_VALUE
+            return _VALUE
         if words[0] == "printf":
             formatted = len(words) > 1 and words[1] in _PRINTF_FORMATS
             if len(words) != 2 + formatted:
                 return _LINES
-            return (
-                _VALUE
-                if formatted and words[1].endswith(("\\n'", '\\n"', "\\n"))
-                else _UNENDED_VALUE
-            )
+            if formatted and words[1] == "%s\\n":
+                # Unquoted, `%s\n` is `%sn` to the shell: the value, then `n`, and no line
+                # end. Paired as a line of its own: the value is in it, what prints next or not.
+                self.suffixes[at] = "n"
+                return _VALUE
+            if formatted and words[1].endswith(("\\n'", '\\n"')):
+                return _VALUE
+            self.suffixes[at] = ""
+            return _UNENDED_VALUE
         if words[0] == "op" and any(
             word in ("-o", "--out-file") or word.startswith("--out-file=") for word in words
         ):
@@ -292,7 +317,11 @@ class _Kinds:
             # Quoted: unquoted, the shell reads `%s\\n` as `%sn`, and all goes on one line.
             and words[1] in ("'%s\\n'", '"%s\\n"')
         ):
-            arguments, variable, command = words[2:], _PRINTF_VARIABLE, f"printf {words[1]}"
+            arguments, variable, command = (
+                words[2:],
+                _PRINTF_VARIABLE,
+                f"printf {words[1]}",
+            )
         else:
             return None
         if not all(variable.fullmatch(argument) for argument in arguments):
@@ -300,6 +329,45 @@ class _Kinds:
         each = [f"{command} {argument}" for argument in arguments]
         printing = [shown if self.printing.match(shown + _PROBE) else None for shown in each]
         return printing if any(printing) else None
+
+    def _line_ended(self, at: int, kind: str) -> str:
+        """What the print at `at`, which ends no line of its own, prints: a line, when an
+        `echo` of known words after it surely ends that line (the commands between print
+        nothing); else `kind`. Its line's ending is kept when known."""
+        suffix = self.suffixes[at]
+        after = at + 1
+        # (the print never fails: what `&&` joins to it runs; what may fail stops an echo
+        # after it)
+        joined: tuple[str, ...] = (";", "\n", "&&")
+        while after < len(self) and self.parts[2 * after - 1] in joined:
+            whole = self.parts[2 * after].strip()
+            words = _echoed_words(whole)
+            if words is not None:
+                self.ended_by[after] = at
+                if suffix + words:
+                    self.endings[at] = suffix + words
+                return _VALUE
+            if _SILENT.match(whole) is None:
+                break
+            joined = (";", "\n")
+            after += 1
+        else:
+            if after == len(self) and suffix:
+                self.endings[at] = suffix  # the output's last line: the value, then `n`
+        return kind
+
+    def _ends_a_value_s_line(self, at: int) -> bool:
+        """Whether the command at `at` is the `echo` that ends the line of a print before it
+        that ends none (`_line_ended`)."""
+        if _echoed_words(self.parts[2 * at].strip()) is None:
+            return False
+        before = at - 1
+        while before >= 0 and _SILENT.match(self.parts[2 * before].strip()) is not None:
+            before -= 1
+        if before < 0:
+            return False
+        self[before]  # (its kind tells which echo ends its line)
+        return self.ended_by.get(at) == before
 
     def _kind(self, index: int) -> str:
         parts = self.parts
@@ -325,6 +393,10 @@ class _Kinds:
         ):
             kind = self._value_printed(index // 2, name)
             self.printing_command[index // 2, 0] = name
+            if index // 2 in self.suffixes:
+                kind = self._line_ended(index // 2, kind)
+        elif self._ends_a_value_s_line(index // 2):
+            kind = _NOTHING  # its line is the value's, counted with it
         elif _ONE_LINE.match(whole) is not None:
             # `echo "DB:"` before the value; one that runs only when the command before it
             # failed or succeeded, or whose line goes elsewhere, may print none.
@@ -341,6 +413,26 @@ class _Kinds:
         if index + 1 < len(parts) and parts[index + 1] == "&" and kind != _NOTHING:
             kind = _ASIDE
         return kind
+
+
+# An `echo` of words it prints as they are: no flag, variable, command's output, escape,
+# pattern or redirection (`echo done`, `echo "all set"`, `echo`).
+_ECHOED = re.compile(
+    r"echo(?:[ \t]+(?P<words>[^\s$`\\*?\[{~<>|&;()#!-][^$`\\*?\[{~<>|&;()#!]*?))?[ \t]*"
+)
+
+
+def _echoed_words(command: str) -> str | None:
+    """The line an `echo` of words prints (without its end), or None when it is no such
+    `echo`."""
+    echo = _ECHOED.fullmatch(command)
+    if echo is None:
+        return None
+    try:
+        words = shlex.split(echo.group("words") or "")
+    except ValueError:
+        return None
+    return None if words and words[0].startswith("-") else " ".join(words)
 
 
 def _paired(

@@ -571,6 +571,46 @@ def test_a_written_line_a_print_that_may_print_none_stood_before_stays(
 @pytest.mark.parametrize(
     ("command", "output"),
     [
+        ('echo -n "$DB_PASSWORD"; echo done', "Hq7L!mP2xWdone\n"),
+        ('echo -n "$DB_PASSWORD"; echo done', "Hq7L!mP2xWdone\r\n"),
+        ('echo -n "$DB_PASSWORD" && echo " is set"', "Hq7L!mP2xW is set\n"),
+        ("echo -n $DB_PASSWORD\ncd app\necho 'all set'", "Hq7L!mP2xWall set\n"),
+        ('ls; echo -n "$DB_PASSWORD"; echo', "Makefile\nHq7L!mP2xW\n"),
+        ("printf '%s' \"$DB_PASSWORD\"; echo; ls", "Hq7L!mP2xW\nMakefile\n"),
+        ('echo -n "$DB_PASSWORD"; echo; op read op://v/i/token', "Hq7L!mP2xW\nZt4kWq9Lm2Xp\n"),
+        # unquoted, `%s\n` is `%sn`: the value, then `n`, and no line end
+        ('printf %s\\n "$DB_PASSWORD"', "Hq7L!mP2xWn"),
+        ('printf %s\\n "$DB_PASSWORD"; echo done', "Hq7L!mP2xWndone\n"),
+        ('ls; printf %s\\n "$DB_PASSWORD"; echo', "Makefile\nHq7L!mP2xWn\n"),
+    ],
+)
+def test_a_value_whose_line_an_echo_ends_is_found_alone(command: str, output: str) -> None:
+    """A print that ends no line (`echo -n "$X"`, `printf '%s' "$X"`) and an `echo` of
+    known words after it print one line: the value, then those words. The value alone is
+    found, however it reads, so it is redacted where it stands again."""
+    values = printed_values(command, output, GateConfig())
+    assert "Hq7L!mP2xW" in values
+    assert "Makefile" not in values
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        # the variable is empty: the line is the echo's alone
+        ('echo -n "$DB_PASSWORD"; echo done', "done\n"),
+        ('echo -n "$DB_PASSWORD"; echo setup-Config2024', "setup-Config2024\n"),
+        # the echo's line is not the value's
+        ('ls; printf %s\\n "$DB_PASSWORD"; echo done', "setup-Config2024.yaml\nndone\n"),
+        ('ls; echo -n "$DB_PASSWORD"; echo', "setup-Config2024.yaml\n\n"),
+    ],
+)
+def test_the_line_an_echo_ends_holds_no_other_line(command: str, output: str) -> None:
+    assert printed_values(command, output, GateConfig()) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
         ("cat > get.sh <<'EOF'\nop read op://v/i/password\nEOF\nls", "Makefile\nget.sh\n"),
         ('cat > get.sh <<EOF\necho "$DB_PASSWORD"\nEOF\nchmod +x get.sh && ls', "Makefile\n"),
         ("cat <<-EOF > x\n\top read op://v/i/p\n\tEOF\nls", "Makefile\n"),

@@ -1323,6 +1323,28 @@ def test_a_value_printed_among_other_lines_is_redacted(
     assert meta_of(root)["redaction"] == {"printed-secret": 1}
 
 
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        ('echo -n "$DB_PASSWORD"; echo done', "Hq7L!mP2xWdone\n"),
+        ('printf %s\\n "$DB_PASSWORD"', "Hq7L!mP2xWn"),
+    ],
+)
+def test_a_value_printed_on_a_line_that_goes_on_is_redacted_there_and_alone(
+    root: Path, tmp_path: Path, command: str, output: str
+) -> None:
+    """`echo -n` (or an unquoted `printf %s\\n`) leaves its line open: the value and what
+    prints after it share one line. Both that line and the value said again later are
+    redacted."""
+    session = Claude(SESSION_A, root).user("Check the password.")
+    session.tool("toolu_1", "Bash", {"command": command}, output)
+    session.say("The password is Hq7L!mP2xW.")
+    import_transcript(target_of(root), session.save(tmp_path / f"{SESSION_A}.jsonl"))
+
+    for name, data in stet_files(root).items():
+        assert b"Hq7L!mP2xW" not in data, name
+
+
 def test_a_failed_call_s_last_line_is_not_taken_for_a_value(root: Path, tmp_path: Path) -> None:
     """A call that failed may have failed at its printing command, whose error the harness
     may put before the other lines: its last line, what `ls` printed, stays."""
