@@ -129,40 +129,21 @@ def printed_secrets(
         end -= 1
     trailing = max(0, len(lines) - end - output.endswith("\n"))
     parts = _commands(command)
-    kinds = _Kinds(parts, succeeded, output.count("\n") + (output[-1:] not in ("", "\n")))
-    # Each pair, and whether the line is surely what the printing command printed if anything
-    # (not when another command may have printed it: see `_paired`).
-    pairs: dict[tuple[tuple[int, int], int], bool] = {}
-    forwards = _paired(kinds, range(len(kinds)), end - head, head, from_start=True)
-    for (printed, line), sure in forwards:
-        pairs[printed, head + line] = pairs.get((printed, head + line), False) or sure
-    # Counted from the end: what the last printing commands printed ends the output when
-    # what runs after them prints nothing or echoes its lines. Not when the call failed (a
-    # printing command that failed printed its error, maybe before the other lines), nor
-    # when a command sent to the background may print its lines after theirs.
-    counted = succeeded and not kinds.in_background()
-    if counted:
-        backwards = _paired(
-            kinds, reversed(range(len(kinds))), end - head, trailing, from_start=False
-        )
-        for (printed, line), sure in backwards:
-            pair = (printed, end - 1 - line)
+    count = output.count("\n") + (output[-1:] not in ("", "\n"))
+    kinds = _Kinds(parts, succeeded, count)
+    pairs = _pairs(kinds, lines, head, end, trailing, succeeded=succeeded)
+    failed = _failed_read(kinds, lines[head].rstrip("\r") if head < end else "")
+    if failed is not None:
+        # An `op read` whose error the output starts with printed no value: a line paired
+        # with it is what another command printed (`ls; op read …; true`: the last line is
+        # what `ls` printed), taken only when it reads as generated, as any such line is;
+        # the other printing commands are paired again with it printing none.
+        again = _Kinds(parts, succeeded, count, failed=failed)
+        pairs = {pair: sure and pair[0][0] != failed for pair, sure in pairs.items()}
+        for pair, sure in _pairs(again, lines, head, end, trailing, succeeded=succeeded).items():
             pairs[pair] = pairs.get(pair, False) or sure
-    last = kinds.last()
-    if head < end and last is not None and kinds[last] == _VALUE:
-        # The last command, when it prints a value, and the output's first line, as a
-        # terminal shows them when it runs one printing command: a value the pairing above
-        # missed (the call failed, a command it does not know printed nothing, or wrote to
-        # its error output, which a harness puts after the value) is still found. Asked of
-        # an output of one line; of more, when the call succeeded (the last command's
-        # status is the call's: one that failed printed no value) and the count from the
-        # end did not find what the last command printed, its empty value (a blank last
-        # line) or a last line of one run of characters: a last line of words is what
-        # another command wrote after it (`git checkout main && op read …`: `Switched to
-        # branch 'main'`).
-        told = counted and (trailing > 0 or len(lines[end - 1].split()) == 1)
-        if end - head == 1 or (succeeded and not told):
-            pairs[(last, 0), head] = True
+        kinds.printing_command.update(again.printing_command)
+        kinds.endings.update(again.endings)
     if not pairs:
         return None
     shown: list[str] = []
@@ -201,16 +182,59 @@ def printed_secrets(
     return (text, list(found.values())) if found else None
 
 
+def _pairs(
+    kinds: _Kinds, lines: list[str], head: int, end: int, trailing: int, *, succeeded: bool
+) -> dict[tuple[tuple[int, int], int], bool]:
+    """Each printing command (its place, and the line of its own it prints) with each line
+    of the output from `head` to `end` it may have printed, and whether that line is surely
+    its (not when another command may have printed it: see `_paired`)."""
+    pairs: dict[tuple[tuple[int, int], int], bool] = {}
+    forwards = _paired(kinds, range(len(kinds)), end - head, head, from_start=True)
+    for (printed, line), sure in forwards:
+        pairs[printed, head + line] = pairs.get((printed, head + line), False) or sure
+    # Counted from the end: what the last printing commands printed ends the output when
+    # what runs after them prints nothing or echoes its lines. Not when the call failed (a
+    # printing command that failed printed its error, maybe before the other lines), nor
+    # when a command sent to the background may print its lines after theirs.
+    counted = succeeded and not kinds.in_background()
+    if counted:
+        backwards = _paired(
+            kinds, reversed(range(len(kinds))), end - head, trailing, from_start=False
+        )
+        for (printed, line), sure in backwards:
+            pair = (printed, end - 1 - line)
+            pairs[pair] = pairs.get(pair, False) or sure
+    last = kinds.last()
+    if head < end and last is not None and kinds[last] == _VALUE:
+        # The last command, when it prints a value, and the output's first line, as a
+        # terminal shows them when it runs one printing command: a value the pairing above
+        # missed (the call failed, a command it does not know printed nothing, or wrote to
+        # its error output, which a harness puts after the value) is still found. Asked of
+        # an output of one line; of more, when the call succeeded (the last command's
+        # status is the call's: one that failed printed no value) and the count from the
+        # end did not find what the last command printed, its empty value (a blank last
+        # line) or a last line of one run of characters: a last line of words is what
+        # another command wrote after it (`git checkout main && op read …`: `Switched to
+        # branch 'main'`).
+        told = counted and (trailing > 0 or len(lines[end - 1].split()) == 1)
+        if end - head == 1 or (succeeded and not told):
+            pairs[(last, 0), head] = True
+    return pairs
+
+
 class _Kinds:
     """What each command prints, as far as the pairing knows (`parts` as `_commands` gives
     them), read when the pairing asks: a value, a value each of several variables, a line, a
     line or none, nothing, lines of its own; or lines at any time, sent to the background.
     The output has `lines` lines."""
 
-    def __init__(self, parts: list[str], succeeded: bool, lines: int) -> None:
+    def __init__(
+        self, parts: list[str], succeeded: bool, lines: int, *, failed: int | None = None
+    ) -> None:
         from stet_lsp.gate.rules_generic import PRINTED_SECRET, PRINTING_COMMANDS
 
         self.parts = parts
+        self.failed = failed  # a printing command that surely failed, printing nothing
         self.lines = lines
         self.known: dict[int, str] = {}
         # Each printing command as it is shown, by its place and the line of its own it
@@ -372,7 +396,7 @@ class _Kinds:
     def _kind(self, index: int) -> str:
         parts = self.parts
         whole = parts[index].strip()
-        if not whole:
+        if not whole or index // 2 == self.failed:
             return _NOTHING
         # The command itself, its name first: not a printing command's text in its arguments
         # (`grep -rl 'echo $API_TOKEN' .`, `git commit -m "… op read …"`).
@@ -433,6 +457,44 @@ def _echoed_words(command: str) -> str | None:
     except ValueError:
         return None
     return None if words and words[0].startswith("-") else " ".join(words)
+
+
+# The line the 1Password CLI writes when `op read` fails (`[ERROR] 2026/01/01 10:00:00 …`).
+_OP_ERROR = re.compile(r"\[ERROR\] [0-9]{4}/[0-9]{2}/[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} ")
+# Commands that run no other program: none of their lines is the CLI's.
+_RUNS_NOTHING = frozenset(
+    ("ls", "pwd", "whoami", "date", "hostname", "tree", "du", "df", "wc", "stat", "uname", "id")
+)
+_RUNS_OTHERS = frozenset(("source", ".", "eval", "exec", "trap", "wait"))
+_OP_WORD = re.compile(r"(?<![\w.-])op(?![\w.-])")
+
+
+def _failed_read(kinds: _Kinds, first: str) -> int | None:
+    """The call's `op read` when the output's `first` line is its error, as a harness that
+    puts the error output first shows it: the call's only `op`, the others commands that
+    print nothing, an echo's line or what runs no other program (`ls`, `pwd`); and it did
+    not surely succeed. None when it may have printed its value."""
+    if _OP_ERROR.match(first) is None:
+        return None
+    read = None
+    for at in range(len(kinds)):
+        whole = kinds.parts[2 * at].strip()
+        name = whole[_PREFIX.match(whole).end() :]  # type: ignore[union-attr]
+        kind = kinds[at]
+        word = name.partition(" ")[0]
+        # (a script sourced or a command whose output goes to a file may run `op`)
+        quiet = (
+            kind in (_LINE, _MAYBE_LINE)
+            or (kind == _NOTHING and _SILENT.match(whole) and word not in _RUNS_OTHERS)
+            or word in _RUNS_NOTHING
+        )
+        if (at, 0) in kinds.printing_command and name.startswith("op read "):
+            if read is not None:
+                return None
+            read = at
+        elif not quiet or _OP_WORD.search(whole) is not None or re.search(r"`|\$\(|ERROR", whole):
+            return None
+    return None if read is None or read in kinds.succeeded else read
 
 
 def _paired(

@@ -695,3 +695,56 @@ def test_a_runner_of_a_command_that_prints_no_value_prints_none() -> None:
 def test_a_secret_written_to_a_file_is_printed_on_no_line(command: str) -> None:
     values = printed_values(command, "src\nMakefile\n", GateConfig())
     assert "Makefile" not in values
+
+
+OP_ERROR = "[ERROR] 2026/01/01 10:00:00 could not read secret 'op://v/i/p': item not found"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ls; op read op://v/i/p; true",
+        "ls\nop read op://v/i/p\ntrue",
+        "ls -la; op read op://v/i/p || true",
+        "cd app && ls; op read op://v/i/p; :",
+        "pwd; echo files:; ls; op read op://v/i/p; true",
+    ],
+)
+def test_the_lines_before_a_read_whose_error_the_output_starts_with_are_no_value(
+    command: str,
+) -> None:
+    """A harness that puts the error output first shows the `op read` failed: it printed no
+    value, and the last line, what `ls` printed, is not taken for one."""
+    output = f"{OP_ERROR}\nMakefile\nsetup-Config2024.yaml\n"
+    assert printed_values(command, output, GateConfig()) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        # no error: the read may have succeeded
+        ("ls; op read op://v/i/p; true", "Makefile\nsetup-Config2024.yaml\nHq7L!mP2xW\n"),
+        # the error may be another command's, the read may have succeeded
+        ("op signin; ls; op read op://v/i/p; true", f"{OP_ERROR}\nMakefile\nHq7L!mP2xW\n"),
+        ("./load.sh; op read op://v/i/p; true", f"{OP_ERROR}\nMakefile\nHq7L!mP2xW\n"),
+        ("cat app.log; op read op://v/i/p; true", f"{OP_ERROR}\nMakefile\nHq7L!mP2xW\n"),
+        (f'echo "{OP_ERROR}"; op read op://v/i/p; true', f"{OP_ERROR}\nHq7L!mP2xW\n"),
+        ("op read op://a/b/c; op read op://v/i/p; true", f"{OP_ERROR}\nHq7L!mP2xW\n"),
+        # it surely succeeded: the call's last command, or joined to it by `&&`
+        ("ls; op read op://v/i/p", f"{OP_ERROR}\nMakefile\nHq7L!mP2xW\n"),
+        ("ls; op read op://v/i/p && true", f"{OP_ERROR}\nMakefile\nHq7L!mP2xW\n"),
+        # the read failed; another printing command's value is still found
+        ('op read op://a/b/c; echo "$DB_PASSWORD"; true', f"{OP_ERROR}\nHq7L!mP2xW\n"),
+        ('ls; op read op://a/b/c; echo "$DB_PASSWORD"; true', f"{OP_ERROR}\nsrc\nHq7L!mP2xW\n"),
+    ],
+)
+def test_a_value_a_read_may_have_printed_is_still_found(command: str, output: str) -> None:
+    assert printed_values(command, output, GateConfig()) == ["Hq7L!mP2xW"]
+
+
+def test_a_generated_line_after_a_read_that_failed_is_still_taken() -> None:
+    """What the pairing cannot tell from a value, as after a print that may print none."""
+    output = f"{OP_ERROR}\nMakefile\nXk9mQ2vLp8rT4wZ\n"
+    assert printed_values("ls; op read op://v/i/p; true", output, GateConfig()) == [
+        "Xk9mQ2vLp8rT4wZ"
+    ]
