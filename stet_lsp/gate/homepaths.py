@@ -130,7 +130,7 @@ _UNC_SEPARATOR = r"(?:(?(unc)(?P=unc)|(?P=unc_extended))|(?:\\\\|\\)?/)"
 def _share(escape: str) -> str:
     return (
         rf"(?:{_START}(?P<unc>{_SEP})(?P=unc)|(?:{_EXTENDED_LENGTH})UNC(?P<unc_extended>{_SEP}))"
-        rf"(?:[Ww][Ss][Ll](?:\$|\.localhost){_UNC_SEPARATOR}[\w.\-]{{1,64}}"
+        rf"(?:[Ww][Ss][Ll](?:\$|(?i:\.localhost)){_UNC_SEPARATOR}[\w.\-]{{1,64}}"
         rf"{_UNC_SEPARATOR}home{_UNC_SEPARATOR}{_USER}"
         rf"|[\w.\-]{{1,253}}{_UNC_SEPARATOR}[A-Za-z]\${_UNC_SEPARATOR}[Uu]sers{_UNC_SEPARATOR}"
         rf"{_windows(escape, _UNC_SEPARATOR)})"
@@ -346,16 +346,30 @@ def _quoted_climb(text: str, start: int, climb: re.Pattern[str]) -> re.Match[str
 # A file on a remote machine as VS Code names it (`vscode-remote://wsl%2Bubuntu/home/<user>/…`,
 # `vscode-remote://ssh-remote+host/Users/<user>`, `…+host/c:/Users/<user>`): the home folder
 # comes right after the remote's authority, which no look-behind of fixed width can tell.
-_REMOTE_AUTHORITY = re.compile(r"vscode-remote://[\w.\-%+@]{1,253}\Z")
-_REMOTE_HOME = re.compile(rf"{_QUOTE}/(?:home/{_USER}|(?:[A-Za-z]:/)?Users/{_SLASHED})(?![\w.\-])")
+_REMOTE_AUTHORITY = re.compile(r"vscode-remote:(?://|\\/\\/)[\w.\-%+@]{1,1024}\Z")
+
+
+_ESCAPED_SLASH = r"\\/"
+
+
+def _remote(slash: str, user: str) -> str:
+    return (
+        rf"{slash}(?:home{slash}{_USER}|(?:[A-Za-z]:{slash}|mnt{slash}[A-Za-z]{slash})?"
+        rf"[Uu]sers{slash}{user})"
+    )
+
+
+_REMOTE_HOME = re.compile(
+    _QUOTE + f"(?:{_remote('/', _SLASHED)}|{_remote(_ESCAPED_SLASH, _ESCAPED)})" + r"(?![\w.\-])"
+)
 
 
 def _remote_home(text: str, start: int) -> re.Match[str] | None:
-    """The home path at `start` (its `/home`, `/Users`, or the drive letter after a `/`) when a
-    VS Code remote's authority comes right before it."""
-    if text[start] != "/":
-        start -= 1
-    if start < 0 or _REMOTE_AUTHORITY.search(text, max(start - 270, 0), start) is None:
+    """The home path at `start` (its `/home`, `/Users`, `/mnt`, or the drive letter after a
+    `/`, its slashes escaped or not) when a VS Code remote's authority comes right before it."""
+    if text[start] not in "/\\":
+        start -= 2 if text.startswith("\\/", start - 2) else 1
+    if start < 0 or _REMOTE_AUTHORITY.search(text, max(start - 1100, 0), start) is None:
         return None
     return _REMOTE_HOME.match(text, start)
 

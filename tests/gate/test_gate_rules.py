@@ -493,6 +493,7 @@ def test_a_backslash_after_users_in_source_code_is_a_separator() -> None:
         ("//wsl$/Ubuntu/home/bob/proj", "~/proj"),
         ("//wsl.localhost/Debian/home/bob", "~"),
         ("\\\\WSL$\\Ubuntu/home/bob/proj", "~/proj"),
+        ("\\\\wsl.LocalHost\\Ubuntu\\home\\bob\\proj", "~\\proj"),
         ("\\\\?\\UNC\\wsl.localhost\\Ubuntu\\home\\bob\\proj", "\\\\?\\~\\proj"),
         ("\\\\host\\C$\\Users\\bob\\proj", "~\\proj"),
         ("\\\\192.168.1.5\\d$\\Users\\John Smith\\proj", "~\\proj"),
@@ -539,6 +540,11 @@ def test_a_home_seen_through_a_share_or_a_mount_loses_its_user(path: str, expect
             "vscode-remote://ssh-remote+mac.local~/x",
         ),
         ("vscode-remote://ssh-remote+win/c:/Users/bob/x", "vscode-remote://ssh-remote+win~/x"),
+        ("vscode-remote://wsl%2Bubuntu/mnt/c/Users/bob/p", "vscode-remote://wsl%2Bubuntu~/p"),
+        (
+            f"vscode-remote://dev-container%2B{'7b22' * 100}/home/bob",
+            f"vscode-remote://dev-container%2B{'7b22' * 100}~",
+        ),
         # Only right after the remote's authority: another folder's `home` is none.
         ("vscode-remote://wsl+Ubuntu/srv/home/bob", "vscode-remote://wsl+Ubuntu/srv/home/bob"),
         ("https://example.com/home/bob", "https://example.com/home/bob"),
@@ -551,6 +557,8 @@ def test_a_home_on_a_vscode_remote_loses_its_user(uri: str, expected: str) -> No
     assert redact_text(f"open {uri}\n", path="notes.txt").text == f"open {expected}\n"
     record = json.dumps({"uri": uri}) + "\n"
     assert json.loads(redact_text(record, path="e.jsonl").text) == {"uri": expected}
+    escaped = record.replace("/", "\\/")  # PHP's json_encode escapes its slashes
+    assert json.loads(redact_text(escaped, path="e.jsonl").text) == {"uri": expected}
 
 
 @pytest.mark.parametrize(
