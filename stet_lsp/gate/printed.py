@@ -50,6 +50,8 @@ _ONE_LINE = re.compile(r"echo(?:\s+(?![-\s])(?:[^`$\n]|\$(?!\())*)?$")
 # What sends an `echo`'s line elsewhere or to a command that may print none (`> file`,
 # `>&2`, `| grep …`): it prints a line, or none.
 _ELSEWHERE = re.compile(r"[>|]")
+# A redirection of a command's errors alone (`2>/dev/null`, `2>> err.log`, `2>&1`).
+_ERRORS_REDIRECTED = re.compile(r"(?<!\S)2>>?(?:&[12](?!\S)|[ \t]{0,2}[^\s|>;&<]+)")
 # What a command prints, as far as the pairing knows.
 (
     _VALUE,
@@ -297,8 +299,9 @@ class _Kinds:
         "$DB_PASSWORD"`, empty when it is not set) and `printf '%s\\n'`'s value, on a line of
         its own; `printenv`'s value, or none when the variable is not set (then it fails);
         the value of `echo -n` and `printf '%s'`, or none, with no line end. Of several
-        variables, `printenv` and `printf` print lines, as many as they are set."""
-        words = name.split()
+        variables, `printenv` and `printf` print lines, as many as they are set. A
+        redirection of its errors (`2>/dev/null`) is no argument."""
+        words = _ERRORS_REDIRECTED.sub(" ", name).split()
         if words[0] == "printenv":
             if len(words) != 2:
                 return _LINES

@@ -748,3 +748,35 @@ def test_a_generated_line_after_a_read_that_failed_is_still_taken() -> None:
     assert printed_values("ls; op read op://v/i/p; true", output, GateConfig()) == [
         "Xk9mQ2vLp8rT4wZ"
     ]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "op read op://v/i/p 2>/dev/null",
+        "op read op://v/i/p 2> /dev/null",
+        "op read op://v/i/p 2>>errors.log",
+        "op read op://v/i/p 2>&1",
+        "printenv DB_PASSWORD 2>/dev/null",
+        'echo "$DB_PASSWORD" 2>/dev/null',
+        "printf '%s\\n' \"$DB_PASSWORD\" 2>&1",
+        "cd /app && printenv DB_PASSWORD 2>/dev/null",
+    ],
+)
+def test_a_print_whose_errors_alone_go_elsewhere_still_prints_its_value(command: str) -> None:
+    """`2>/dev/null` sends a command's errors away, not what it prints: any `>` was read as
+    its output sent to a file, and the value was left in clear."""
+    assert printed_values(command, "Hq7L!mP2xW\n", GateConfig()) == ["Hq7L!mP2xW"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "op read op://v/i/p > secret.txt",
+        "op read op://v/i/p 2>/dev/null >secret.txt",
+        "printenv DB_PASSWORD &>/dev/null",
+        "printenv DB_PASSWORD 1>/dev/null",
+    ],
+)
+def test_a_print_whose_output_goes_to_a_file_prints_no_value(command: str) -> None:
+    assert printed_values(command, "Hq7L!mP2xW\n", GateConfig()) == []
