@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.safefs import read_regular
-from stet_lsp.trajectory.events import SessionEnd, SourceRef
+from stet_lsp.trajectory.events import EventBase, SessionEnd, SourceRef
 from stet_lsp.trajectory.importers.base import ParsedSession
 from stet_lsp.trajectory.meta import Meta
 from stet_lsp.trajectory.store import EVENTS, META, Folder, folders, read_small
@@ -53,6 +53,12 @@ class CommittedPart:
 
     trajectories: tuple[str, ...]
     reached: dict[Place, int]
+    events_files: tuple[Path, ...] = ()
+    """The events.jsonl of each of `trajectories`."""
+    sessions: frozenset[str] = frozenset()
+    """The session's ids (its own and its subagents'), as imported and as the gate wrote them."""
+    renamed: dict[str, str] = field(default_factory=dict)
+    """A file's name in those trajectories → its name now (a copy, a rollout compressed since)."""
 
     def fingerprint(self) -> str:
         places = sorted(
@@ -75,7 +81,9 @@ def committed_part(root: Path, parsed: ParsedSession, config: GateConfig) -> Com
     written = [json.dumps(id, ensure_ascii=False)[1:-1].encode() for id in ids]
     own_file = _main_file(parsed)
     trajectories: list[str] = []
+    events_files: list[Path] = []
     reached: dict[Place, int] = {}
+    aliases: dict[str, str] = {}
     for folder in committed:
         try:
             data = read_small(folder.path / META, root, folder.relative / META)
@@ -104,7 +112,11 @@ def committed_part(root: Path, parsed: ParsedSession, config: GateConfig) -> Com
                 found = True
         if found:
             trajectories.append(folder.id)
-    return CommittedPart(tuple(trajectories), reached) if reached else None
+            events_files.append(folder.path / EVENTS)
+            aliases.update(alias)
+    if not reached:
+        return None
+    return CommittedPart(tuple(trajectories), reached, tuple(events_files), frozenset(ids), aliases)
 
 
 class CountedTwice(StetError):
@@ -145,11 +157,13 @@ def committed_sessions(root: Path) -> dict[tuple[str, str], list[str]]:
     return held
 
 
-def leave_out(parsed: ParsedSession, part: CommittedPart) -> None:
+def leave_out(parsed: ParsedSession, part: CommittedPart) -> list[EventBase]:
     """Takes out of `parsed` the events and problems of the records `part` holds (the main
-    session's start aside). The session's end no longer carries the whole session's reported
-    cost: the part committed counted it already, and what is left counts its own requests."""
+    session's start aside), and returns those events. The session's end no longer carries the
+    whole session's reported cost: the part committed counted it already, and what is left
+    counts its own requests."""
     kept = []
+    held = []
     for event in parsed.events:
         own_start = (
             event.kind == "session_start"
@@ -158,7 +172,9 @@ def leave_out(parsed: ParsedSession, part: CommittedPart) -> None:
         )
         if own_start or not _held(part, event.source):
             kept.append(event)
-    left = len(parsed.events) - len(kept)
+        else:
+            held.append(event)
+    left = len(held)
     parsed.events[:] = kept
     parsed.problems[:] = [
         problem
@@ -170,6 +186,7 @@ def leave_out(parsed: ParsedSession, part: CommittedPart) -> None:
             event.cost_usd = None
     if left:
         parsed.dropped[COMMITTED] += left
+    return held
 
 
 class CommittedAlready(StetError):

@@ -18,6 +18,7 @@ with the imported ones.
 from __future__ import annotations
 
 import codecs
+import collections
 import contextlib
 import hashlib
 import json
@@ -90,7 +91,7 @@ if TYPE_CHECKING:
     from stet_lsp.gate.config import GateConfig
     from stet_lsp.gate.findings import Finding
     from stet_lsp.gate.report import RedactionReport
-    from stet_lsp.gate.stream import Carried
+    from stet_lsp.gate.stream import Carried, Earlier
 
 Progress = Callable[[str], None]
 """Told what the import is doing now (a phase name), for a progress line or report."""
@@ -194,8 +195,9 @@ def _import(
         except CountedTwice as error:
             raise StetError(f"{source}: {error}") from None
         digest = sources_sha256(sources, parsed.consulted, part)
+        committed: list[EventBase] = []
         if part is not None:
-            leave_out(parsed, part)
+            committed = leave_out(parsed, part)
             refuse_nothing_since(source, parsed, part)
         record = read_record(folder, stem)
         config = _as_strict_as_before(config, record)
@@ -212,10 +214,12 @@ def _import(
             compose(target, folder, config)
             return _result(folder, parsed, record, changed=True, outside=outside)
         tell("redacting")
+        held = _held_in_committed(target, parsed, part, committed, config)
+        del committed
         continues = part.trajectories if part is not None else ()
         with _stored_until_composed(target, folder, stem):
             record = _store_session(
-                target, folder, stem, parsed, sources, digest, config, continues, record
+                target, folder, stem, parsed, sources, digest, config, continues, record, held
             )
             tell("composing")
             compose(target, folder, config)
@@ -523,12 +527,15 @@ def _store_session(
     config: GateConfig,
     continues: tuple[str, ...],
     previous: dict[str, Any] | None = None,
+    held: list[tuple[str, int, str]] | None = None,
 ) -> dict[str, Any]:
     """Store the parsed session as `write_session` does, its events through the gate on the
     way to the file (a chunk at a time: the redacted text is never held whole, nor a second
     copy of it); its record, also through the gate, is written after and returned. What the
     session stored before (its record `previous`) held redacted stays redacted
-    (`redacted_before`): a value carried into it from another session's findings."""
+    (`redacted_before`): a value carried into it from another session's findings. So do the
+    values `held` redacted in the part of the session a capstone committed
+    (`_held_in_committed`)."""
     from stet_lsp.gate.parallel import MIN_PARALLEL_SIZE
     from stet_lsp.gate.stetignore import StetIgnore
     from stet_lsp.gate.stream import redact_blocks
@@ -558,6 +565,7 @@ def _store_session(
         _source_names(previous),
         [source.name for source in sources],
     )
+    earlier = _and_held(before, held or [])
     with atomic_writer(sessions / f"{stem}.jsonl", target.root) as stream:
         report = redact_blocks(
             lambda: blocks,
@@ -566,9 +574,9 @@ def _store_session(
             lambda chunk: stream.write(chunk.encode("utf-8")),
             parallel=sum(map(len, blocks)) >= MIN_PARALLEL_SIZE,
             known=known,
-            earlier=before.values if before is not None else None,
+            earlier=earlier,
         )
-        del before
+        del before, earlier
         record = _session_record(
             parsed, sources, digest, config, first_time, count, report, continues
         )
@@ -578,6 +586,60 @@ def _store_session(
         remove_regular(sessions / f"{stem}.json", target.root)
     _write_record(target, sessions / f"{stem}.json", record)
     return record
+
+
+def _and_held(before: RedactedBefore | None, held: list[tuple[str, int, str]]) -> Earlier | None:
+    """What the session stored before held redacted, and the values `held` besides."""
+    if not held:
+        return before.values if before is not None else None
+
+    def earlier(drafts: Iterator[str]) -> list[tuple[str, int, str]]:
+        values = list(before.values(drafts)) if before is not None else []
+        collections.deque(drafts, maxlen=0)  # read to its end: the gate learns what it finds now
+        return [*values, *held]
+
+    return earlier
+
+
+def _held_in_committed(
+    target: Target,
+    parsed: ParsedSession,
+    part: CommittedPart | None,
+    committed: list[EventBase],
+    config: GateConfig,
+) -> list[tuple[str, int, str]]:
+    """The values the committed trajectories of `part` hold redacted in the session's events
+    they hold (`committed`, left out of this import): the part imported since is gated alone,
+    and shows bare a value its context there gave away (`export API_TOKEN=…`, a command that
+    printed it), or a value carried into it from another session. (rule, marker's number,
+    value as events.jsonl writes it), as `RedactedBefore.values` gives them."""
+    from stet_lsp.gate.stetignore import StetIgnore
+    from stet_lsp.gate.stream import before_markers
+
+    if part is None or not committed:
+        return []
+    committed_lines = RedactedBefore.committed(part, target.root, config)
+    if committed_lines is None:
+        return []
+    # As the import that committed them made them relative: its session's working folders.
+    cwds = [
+        *_cwds(parsed),
+        *(event.cwd for event in committed if isinstance(event, SessionStart) and event.cwd),
+    ]
+    sandbox = _sandbox_root(target.root, parsed)
+    normalizer = Normalizer(target.root, StetIgnore.load(target.root), cwds, sandbox)
+    # Only the records whose committed lines hold a marker are written out to compare.
+    marked = committed_lines.source_lines()
+    events = [e for e in normalizer.events(committed) if e.source.line in marked]
+    lines = (
+        line
+        for block in _normalised_blocks(events, normalizer, [])
+        for line in block.split("\n")
+        if line
+    )
+    return committed_lines.values_of_lines(
+        lines, lambda line: before_markers(line, config, "events.jsonl")
+    )
 
 
 def _source_names(record: dict[str, Any] | None) -> list[str]:

@@ -12,25 +12,38 @@ earlier marker. Read before its markers, a line whose other text the gate redact
 value the grown session gives away) is still the earlier line but for the markers' places.
 Nothing keeps the values but the comparison: the earlier session is read a line at a time,
 and only its lines that hold a marker are kept.
+
+A session that goes on after a capstone is compared so with the committed trajectories that
+hold its earlier part (`RedactedBefore.committed`): the events left out of it
+(`continuation.leave_out`) are read against their committed lines, so that a value redacted
+there (found from its context, or carried from another session) is redacted wherever the part
+imported since shows it.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from stet_lsp.core.safefs import open_regular
 from stet_lsp.gate.config import GateConfig
 from stet_lsp.gate.redact import MARKER
 from stet_lsp.gate.repeats import repeatable
 
+if TYPE_CHECKING:
+    from stet_lsp.trajectory.continuation import CommittedPart
+
 _SOURCE = re.compile(
     r',"source":\{"file":"((?:[^"\\]|\\.)*)"(,"line":\d+(?:,"pointer":"(?:[^"\\]|\\.)*")?)\}'
 )
 """An event line's source: its file's name and the rest, as the line writes them. The fields
 before it are strings, whose quotes are escaped: its first match is the event's own."""
+_SESSION = re.compile(r'\{"kind":"[^"\\]*"(?:,"step":\d+)?,"session":"((?:[^"\\]|\\.)*)"')
+"""An event line's session, as the line writes it (after its kind and its step)."""
+_LINE = re.compile(r',"line":(\d+)')
 _ABANDONED = ',"abandoned":true'
 _KIND = re.compile(r'\{"kind":"([^"\\]*)"')
 _TRIES = 1000
@@ -102,6 +115,51 @@ class RedactedBefore:
                     lines.setdefault(key, []).append(line)
         return cls(lines, config) if lines else None
 
+    @classmethod
+    def committed(
+        cls, part: CommittedPart, root: Path, config: GateConfig
+    ) -> RedactedBefore | None:
+        """The lines of the committed trajectories of `part` that hold a marker and are the
+        session's (by its ids and its files), None when there are none."""
+        keys = _Keys(part.renamed)
+        files = {_written(name) for name, _ in part.reached}
+        lines: dict[Key, list[str]] = {}
+        for path in part.events_files:
+            stream = open_regular(path, root)
+            if stream is None:
+                continue
+            with stream:
+                for raw in stream:
+                    line = raw.decode("utf-8", "replace").rstrip("\n")
+                    key = keys.of(line)
+                    if (
+                        key is not None
+                        and key[0] in files
+                        and "[REDACTED:" in line
+                        and MARKER.search(line)
+                        and _session(line) in part.sessions
+                    ):
+                        lines.setdefault(key, []).append(line)
+        return cls(lines, config) if lines else None
+
+    def source_lines(self) -> set[int]:
+        """The source lines of the events whose earlier lines hold a marker."""
+        return {int(found[1]) for key in self.lines if (found := _LINE.match(key[1]))}
+
+    def values_of_lines(
+        self, lines: Iterable[str], before_markers: Callable[[str], str]
+    ) -> list[tuple[str, int, str]]:
+        """As `values`, of `lines` not gated yet: `before_markers` gives a line as the gate
+        reads it before any marker of its own, asked only of the lines an earlier one with a
+        marker is compared with."""
+        found: dict[str, tuple[str, int]] = {}
+        keys = _Keys({})
+        for line in lines:
+            key = keys.of(line)
+            if key is not None and key in self.lines:
+                self._compare_at(key, before_markers(line), found)
+        return [(rule, number, value) for value, (rule, number) in found.items()]
+
     def values(self, chunks: Iterator[str]) -> Iterable[tuple[str, int, str]]:
         """(rule, marker's number, value as the line writes it) of each value an earlier line
         held redacted where the same event's line in `chunks` (the session gated again, before
@@ -120,8 +178,11 @@ class RedactedBefore:
 
     def _compare(self, keys: _Keys, line: str, found: dict[str, tuple[str, int]]) -> None:
         key = keys.of(line)
-        earlier = self.lines.get(key) if key is not None else None
-        for old in earlier or ():
+        if key is not None:
+            self._compare_at(key, line, found)
+
+    def _compare_at(self, key: Key, line: str, found: dict[str, tuple[str, int]]) -> None:
+        for old in self.lines.get(key, ()):
             if old == line:
                 return
             literals, markers = _split(_headed_as(old, line))
@@ -149,6 +210,18 @@ class RedactedBefore:
             and repeatable(decoded)
             and not (allowlist is not None and allowlist.allows(decoded))
         )
+
+
+def _session(line: str) -> str | None:
+    """The session an event line belongs to, decoded."""
+    written = _SESSION.match(line)
+    if written is None:
+        return None
+    try:
+        session = json.loads(f'"{written[1]}"')
+    except ValueError:
+        return None
+    return session if isinstance(session, str) else None
 
 
 def _headed_as(old: str, line: str) -> str:

@@ -353,3 +353,110 @@ def test_a_session_whose_id_strict_mode_redacts_is_listed_as_committed(
     assert code == 0
     (row,) = json.loads(out)["sessions"]
     assert row["committed"] == [done.trajectory]
+
+
+TOKEN = "q7Vd2LmX9pKr4TsWz8Hn3Bc"
+"""A value no rule finds alone: only its context (`export API_TOKEN=…`) gives it away."""
+
+
+def holding(root: Path, value: str) -> list[str]:
+    """The files under `.stet/` that hold `value` in clear."""
+    return sorted(
+        str(path.relative_to(root))
+        for path in (root / ".stet").rglob("*")
+        if path.is_file() and value.encode() in path.read_bytes()
+    )
+
+
+def told_bare(transcript: Transcript, value: str) -> Transcript:
+    """A turn that shows `value` where no rule sees it: a file's text, the agent's reply."""
+    return (
+        transcript.user("What is in notes.txt?")
+        .tool("toolu_5", "Bash", {"command": "cat notes.txt"}, f"{value}\n")
+        .say(f"It is {value}, from notes.txt.")
+    )
+
+
+def test_a_value_its_context_gave_away_before_a_capstone_stays_redacted_after_it(
+    root: Path, tmp_path: Path, stet: Run
+) -> None:
+    """The part imported after a capstone is gated alone, without the context that told the
+    value in the committed part: the committed trajectory's markers tell it."""
+    from stet_lsp.gate import load_config
+    from stet_lsp.gate.scan import scan_text
+
+    config = load_config(root)
+    assert not scan_text(f"It is {TOKEN}, from notes.txt.\n{TOKEN}\n", config=config, path="x.md")
+    transcript = (
+        Transcript(root, SESSION)
+        .user("Set up the API client")
+        # a home path before it, which the committed line holds as `~`
+        .tool("toolu_1", "Bash", {"command": f"ls /home/ada/keys && export API_TOKEN={TOKEN}"}, "")
+        .write_file("toolu_2", f"{root}/src/client.py", "import os\n")
+        .say("Done.")
+    )
+    source = transcript.save(tmp_path / f"{SESSION}.jsonl")
+    assert stet("-C", str(root), "trajectory", "import", str(source))[0] == 0
+    assert stet("-C", str(root), "capstone")[0] == 0
+
+    told_bare(transcript, TOKEN).save(source)
+    code, out, _ = stet("-C", str(root), "trajectory", "import", str(source))
+
+    assert code == 0 and "left out" in out
+    assert holding(root, TOKEN) == []
+    events = working_folder(resolve_target(root)).read_events()
+    (reply,) = [e.model_dump() for e in events if e.kind == "agent_message"]
+    # under the committed part's marker: the same value, the same name in both
+    assert reply["text"] == "It is [REDACTED:secret-assignment#1], from notes.txt."
+
+
+def test_a_value_a_command_printed_before_a_capstone_stays_redacted_after_it(
+    root: Path, tmp_path: Path
+) -> None:
+    target = resolve_target(root)
+    value = "Xk9mQ2vLp8rT4wZ"
+    transcript = (
+        Transcript(root, SESSION)
+        .user("Check the token")
+        .tool("toolu_1", "Bash", {"command": "printenv GITHUB_TOKEN"}, f"{value}\n")
+        .say("It is set.")
+    )
+    source = transcript.save(tmp_path / f"{SESSION}.jsonl")
+    import_transcript(target, source)
+    capstone(target)
+
+    told_bare(transcript, value).save(source)
+    result = import_transcript(target, source)
+
+    assert result.continues and result.redaction == {"printed-secret": 2}
+    assert holding(root, value) == []
+
+
+def test_a_value_committed_two_capstones_ago_stays_redacted_in_a_copied_session(
+    root: Path, tmp_path: Path
+) -> None:
+    """Every committed trajectory that holds part of the session is read, under the name its
+    file had there, and the value stays redacted as the session grows."""
+    target = resolve_target(root)
+    transcript = (
+        Transcript(root, SESSION)
+        .user("Set up the API client")
+        .tool("toolu_1", "Bash", {"command": f"export API_TOKEN={TOKEN}"}, "")
+        .say("Done.")
+    )
+    source = transcript.save(tmp_path / f"{SESSION}.jsonl")
+    import_transcript(target, source)
+    first = capstone(target)
+    second_turn(transcript, root).save(source)
+    import_transcript(target, source)
+    second = capstone(target)
+
+    copy = tmp_path / "copied" / "session.jsonl"
+    told_bare(transcript, TOKEN).save(copy)
+    result = import_transcript(target, copy)
+
+    assert sorted(result.continues) == sorted([first.trajectory, second.trajectory])
+    assert holding(root, TOKEN) == []
+    transcript.user("Once more?").say(f"Still {TOKEN}.").save(copy)
+    import_transcript(target, copy)
+    assert holding(root, TOKEN) == []
