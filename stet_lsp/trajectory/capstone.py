@@ -98,11 +98,11 @@ from stet_lsp.trajectory.renames import (
 )
 from stet_lsp.trajectory.skills import SKILL_LIMIT, skill_path
 from stet_lsp.trajectory.store import (
+    ARCHIVE,
     COMMITTED,
     EVENTS,
     META,
     NARRATION,
-    WORKING,
     Folder,
     capstone_record,
     lock_of,
@@ -127,8 +127,6 @@ Progress = Callable[[str], None]
 
 TRAILER = "Stet-Trajectory"
 SUPERSEDES_TRAILER = "Stet-Supersedes"
-ARCHIVE = WORKING / ".archive"
-"""Where a committed working trajectory goes (`folders()` lists no folder without meta.json)."""
 
 STET = ".stet/"
 CACHE = ".stet/cache/"

@@ -67,6 +67,7 @@ from stet_lsp.trajectory.printed import secrets_calls_printed
 from stet_lsp.trajectory.redacted_before import RedactedBefore
 from stet_lsp.trajectory.renames import follow_rename
 from stet_lsp.trajectory.store import (
+    ARCHIVE,
     COMPOSING,
     EVENTS,
     GRADUATION_SESSION,
@@ -201,6 +202,8 @@ def _import(
             refuse_nothing_since(source, parsed, part)
         record = read_record(folder, stem)
         config = _as_strict_as_before(config, record)
+        if part is not None:
+            config = _as_strict_as_committed(config, target.root, part, stem)
         if (
             record is not None
             and record.get("sources_sha256") == digest
@@ -275,6 +278,31 @@ def _as_strict_as_before(config: GateConfig, record: dict[str, Any] | None) -> G
     if (config.strict or not strict) and set(known) <= set(config.env_names):
         return config
     return replace(config, strict=config.strict or strict, env_names=(*config.env_names, *known))
+
+
+def _as_strict_as_committed(
+    config: GateConfig, root: Path, part: CommittedPart, stem: str
+) -> GateConfig:
+    """`config`, as strict as the session's part a capstone committed was gated: the working
+    trajectory that part was imported into is archived with its sessions' records
+    (`.stet/cache/trajectories/.archive/<target-key>-<id>/`), so what came since is never
+    gated less strictly than the part committed (a plain import by a hook after `import
+    --strict`)."""
+    try:
+        archived = os.listdir(root / ARCHIVE)
+    except OSError:  # none (a clone of the repository): nothing is known of the settings
+        return config
+    for trajectory in part.trajectories:
+        for name in archived:
+            if name.endswith(f"-{trajectory}"):
+                path = ARCHIVE / name / SESSIONS / f"{stem}.json"
+                try:
+                    data = read_small(root / path, root, path)
+                except (TooLarge, StetError):
+                    continue
+                record = object_or_none(data) if data is not None else None
+                config = _as_strict_as_before(config, record)
+    return config
 
 
 def _refuse_a_session_twice(folder: Folder, stem: str, parsed: ParsedSession, source: Path) -> None:

@@ -42,6 +42,9 @@ from stet_lsp.trajectory.meta import Meta
 
 WORKING = Path(".stet") / "cache" / "trajectories"
 COMMITTED = Path(".stet") / "trajectories"
+ARCHIVE = WORKING / ".archive"
+"""Where a committed working trajectory goes (`folders()` lists no folder without meta.json):
+`<target-key>-<id>/`, `<id>` the committed trajectory's."""
 EVENTS = "events.jsonl"
 HEADER_LIMIT = 16 * 1024 * 1024
 """The most bytes of a trajectory's `meta.json`, or of a session's record

@@ -460,3 +460,22 @@ def test_a_value_committed_two_capstones_ago_stays_redacted_in_a_copied_session(
     transcript.user("Once more?").say(f"Still {TOKEN}.").save(copy)
     import_transcript(target, copy)
     assert holding(root, TOKEN) == []
+
+
+def test_what_came_since_a_capstone_is_gated_as_strictly_as_the_part_committed(
+    root: Path, tmp_path: Path, stet: Run
+) -> None:
+    """A session imported with `--strict`, committed, then imported again plainly (as the
+    Stop hook does): its record went with the archived working trajectory, which still tells
+    how it was gated."""
+    value = "Zq8Wm3Rt7Yp2Lk9Vx4Bn6Hc1"  # a random word strict mode takes, the default not
+    transcript = first_turn(root)
+    source = transcript.save(tmp_path / f"{SESSION}.jsonl")
+    assert stet("-C", str(root), "trajectory", "import", "--strict", str(source))[0] == 0
+    assert stet("-C", str(root), "capstone")[0] == 0
+
+    transcript.user("Which build?").say(f"The build id is {value}.").save(source)
+    code, out, _ = stet("-C", str(root), "trajectory", "import", str(source))
+
+    assert code == 0 and "left out" in out
+    assert holding(root, value) == []
