@@ -485,9 +485,11 @@ def _failed_read(kinds: _Kinds, first: str) -> int | None:
         name = whole[_PREFIX.match(whole).end() :]  # type: ignore[union-attr]
         kind = kinds[at]
         word = name.partition(" ")[0]
-        # (a script sourced or a command whose output goes to a file may run `op`)
+        # (a script sourced or a command whose output goes to a file may run `op`; an echo of
+        # a variable, or whose line goes elsewhere, may print a value the pairing does not
+        # read: `op read … || echo "$DB_PASS"`)
         quiet = (
-            kind in (_LINE, _MAYBE_LINE)
+            (kind in (_LINE, _MAYBE_LINE) and _echoed_words(name) is not None)
             or (kind == _NOTHING and _SILENT.match(whole) and word not in _RUNS_OTHERS)
             or word in _RUNS_NOTHING
         )

@@ -1559,7 +1559,8 @@ _PRINTED_VARIABLE = (
 )
 # The rest of a command's line, up to what would send its output elsewhere: a redirection of
 # its errors alone (`2>/dev/null`, `2>&1`) sends none.
-_STDERR_REDIRECTION = r"(?<![\w>&])2>>?(?:&[12](?![\w])|[ \t]{0,2}[^\s\\|>)`;&<]{1,256})"
+# (atomic: its target read in one way only, or the rest's repetition splits it every way)
+_STDERR_REDIRECTION = r"(?<![\w>&])2>>?(?>&[12](?![\w])|[ \t]{0,2}[^\s\\|>)`;&<]{1,256})"
 _COMMAND_REST = r"(?:" + _STDERR_REDIRECTION + r"|[^\r\n\\|>)`;&]|\\[^nr])"
 PRINTED_SECRET = Rule(
     name="printed-secret",

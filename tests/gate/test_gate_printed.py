@@ -780,3 +780,21 @@ def test_a_print_whose_errors_alone_go_elsewhere_still_prints_its_value(command:
 )
 def test_a_print_whose_output_goes_to_a_file_prints_no_value(command: str) -> None:
     assert printed_values(command, "Hq7L!mP2xW\n", GateConfig()) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "value"),
+    [
+        ('op read op://prod/db/password || echo "$DB_PASS"', "hunter2Summer"),
+        ("op read op://prod/db/password || echo $FALLBACK", "Correct-Horse-9"),
+        ('op read op://v/i/p || echo "tok=$API_TOKEN"', "tok=hunter2Summer"),
+        ('op read op://v/i/p; echo "$API_TOKEN" > /dev/stderr; true', "hunter2Summer"),
+        ('pwd; op read op://v/i/p || echo "$API_TOKEN" >&2', "hunter2Summer"),
+        ("ls; op read op://v/i/p; echo $API_TOKEN | tee t.txt; true", "hunter2Summer"),
+    ],
+)
+def test_an_echo_after_a_read_that_failed_may_print_a_value(command: str, value: str) -> None:
+    """A read whose error starts the output lends its lines to no value only when every other
+    command surely prints none: an echo of a variable (one the pairing does not read as a
+    credential's, `$DB_PASS`), or whose line goes elsewhere, may print one."""
+    assert printed_values(command, f"{OP_ERROR}\n{value}\n", GateConfig()) == [value]
