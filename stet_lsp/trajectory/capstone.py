@@ -107,6 +107,7 @@ from stet_lsp.trajectory.store import (
     capstone_record,
     lock_of,
     read_small,
+    record_obeyed,
     tracked_file,
     tracked_message,
     working_folder,
@@ -1249,6 +1250,8 @@ def finish_stopped(folder: Folder) -> None:
     what is left."""
     root = folder.root
     record_path = capstone_record(folder)
+    if not record_obeyed(root, record_path):
+        return  # it came with the repository: nothing it names was done here
     data = read_small(record_path, root, record_path.name)
     record = object_or_none(data) if data is not None else None
     repository = find_repository(root)
@@ -1265,7 +1268,8 @@ def _stopped_midway(folder: Folder) -> bool:
     """Whether a capstone of the working trajectory was stopped midway: its record is there
     while no capstone holds the working trajectory's lock (one at work writes its record, and
     removes it, under that lock)."""
-    if not os.path.lexists(capstone_record(folder)):
+    record = capstone_record(folder)
+    if not os.path.lexists(record) or not record_obeyed(folder.root, record):
         return False
     with held(lock_of(folder), folder.root, 0) as free:
         return free
@@ -1421,11 +1425,11 @@ def _finish(
     feedback = record.get("feedback")
     if isinstance(feedback, str):
         with feedback_lock(root, folder.id):
-            data = read_small(root / feedback, root, feedback, FEEDBACK_LIMIT)
+            data = read_small(inside(root, feedback), root, feedback, FEEDBACK_LIMIT)
             if data is not None and hashlib.sha256(data).hexdigest() == record.get(
                 "feedback_sha256"
             ):
-                remove_regular(root / feedback, root)
+                remove_regular(inside(root, feedback), root)
     if os.path.lexists(inside(root, folder.relative)):
         _archive(root, folder, str(record.get("trajectory")), [])
     return True

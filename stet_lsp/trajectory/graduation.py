@@ -88,6 +88,7 @@ from stet_lsp.trajectory.store import (
     Folder,
     TooLarge,
     read_small,
+    record_obeyed,
     refuse_tracked,
     working_folder,
     working_lock,
@@ -809,7 +810,7 @@ def _put_back_skill(
         remove_regular(root / relative, root)
         for folder in created:
             with contextlib.suppress(OSError):  # a folder holding something else stays
-                os.rmdir(root / folder)
+                os.rmdir(inside(root, folder.as_posix()))
     else:
         text = previous.encode("utf-8") if isinstance(previous, str) else previous
         atomic_write(root / relative, text, root)
@@ -858,9 +859,10 @@ def settle_skills(root: Path) -> None:
     except OSError as error:
         raise StetError(f"cannot list {SKILLS_CACHE}: {error.strerror or error}") from None
     for name in names:
-        if name.endswith(SKILL_STAGING):
+        record = root / SKILLS_CACHE / name
+        # One git tracks came with the repository: nothing it names was done here.
+        if name.endswith(SKILL_STAGING) and record_obeyed(root, record):
             with skill_lock(root, name.removesuffix(SKILL_STAGING)):
-                record = root / SKILLS_CACHE / name
                 fields = object_or_none(read_regular(record, root) or b"") or {}
                 try:
                     _settle_skill_write(root, fields)
@@ -886,7 +888,7 @@ def _settle_skill_write(root: Path, fields: dict[str, Any]) -> None:
     if path in index and str(index[path].id) == fields.get("staged"):
         return  # staged: the graduation got past its write
     relative = PurePosixPath(path)
-    written = read_regular(root / relative, root)
+    written = read_regular(inside(root, path), root)
     if written is None or str(pygit2.hash(written)) != fields.get("written"):
         return  # not written yet, or written over since: not the graduation's to take back
     before = fields.get("before")

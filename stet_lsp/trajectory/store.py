@@ -262,6 +262,17 @@ def capstone_record(folder: Folder) -> Path:
     return folder.path.with_name(folder.path.name + ".capstone")
 
 
+def record_obeyed(root: Path, record: Path) -> bool:
+    """Whether Stet may act on `record`, a record it keeps in `.stet/cache` of work stopped
+    midway (a capstone's, a skill write's): only when git's index surely does not track it.
+    The cache is never committed (`.stet/.gitignore` ignores it): a record git tracks (or
+    whose tracking cannot be told) came with the repository, and names writes and removals
+    of its author's choosing, none of them done here."""
+    from stet_lsp.core.gitindex import index_tracks
+
+    return index_tracks(root, record.relative_to(root).as_posix()) is False
+
+
 @contextmanager
 def working_held(folder: Folder, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[bool]:
     """The working trajectory's lock, waited for at most `timeout` seconds (0: tried once);
@@ -318,7 +329,7 @@ def settle(folder: Folder) -> None:
         from stet_lsp.trajectory.graduation import settle_skills
 
         settle_skills(folder.root)
-    if _regular(capstone_record(folder)):
+    if _regular(capstone_record(folder)) and record_obeyed(folder.root, capstone_record(folder)):
         # Imported here: the capstone's module imports this one.
         from stet_lsp.trajectory.capstone import finish_stopped
 
@@ -560,7 +571,10 @@ def settle_if_free(folder: Folder) -> None:
             _KEPT.fullmatch(name) or is_temporary(name) for d in directories for name in _names(d)
         )
         marked = marked_sessions(folder)
-        stopped = _regular(capstone_record(folder)) or skill_writes_left(folder.root)
+        record = capstone_record(folder)
+        stopped = (_regular(record) and record_obeyed(folder.root, record)) or skill_writes_left(
+            folder.root
+        )
         if not (
             left
             or stopped
@@ -578,12 +592,16 @@ def settle_if_free(folder: Folder) -> None:
 
 
 def skill_writes_left(root: Path) -> bool:
-    """Whether a graduation stopped as it wrote a skill left its record (`SKILL_STAGING`)."""
+    """Whether a graduation stopped as it wrote a skill left its record (`SKILL_STAGING`),
+    one git does not track (`record_obeyed`)."""
     try:
         names = _names(inside(root, SKILLS_CACHE))
     except StetError:
         return False
-    return any(name.endswith(SKILL_STAGING) for name in names)
+    return any(
+        name.endswith(SKILL_STAGING) and record_obeyed(root, root / SKILLS_CACHE / name)
+        for name in names
+    )
 
 
 def _names(directory: Path) -> list[str]:

@@ -1804,6 +1804,103 @@ def test_a_working_trajectory_a_clone_commits_is_not_taken_for_this_clones(
     assert not (root / ".stet" / "feedback").exists()
 
 
+def clone_committing_records(
+    tmp_path: Path, record: Callable[[pygit2.Repository, pygit2.Oid, pygit2.Oid], dict[str, Any]]
+) -> Path:
+    """The work tree of a clone of a repository that commits, in `.stet/cache`, a record of
+    a capstone stopped midway (`record(origin, first, second)`, given the repository's first
+    two commits: a take-back, or a finish of the second) and one of a graduation stopped as it
+    wrote the skill `x`, which the repository commits too."""
+    from stet_lsp.core.targets import target_key
+
+    origin = make_repo(
+        tmp_path / "origin",
+        files={"README.md": "hi\n", "src/app.py": "x = 1\n", SKILL: "committed skill\n"},
+    )
+    first = origin.head.target
+    second = commit_files(origin, {"payload.txt": "import os  # planted\n"}, "second")
+    key = target_key("branch", "main")
+    skill_write = {
+        "path": SKILL,
+        "before": None,
+        "written": str(pygit2.hash(b"committed skill\n")),
+        "staged": "1" * 40,
+        "created": [".stet/skills/x", ".stet/skills"],
+    }
+    planted = {
+        f".stet/cache/trajectories/{key}.capstone": json.dumps(record(origin, first, second)),
+        ".stet/cache/skills/x.staging": json.dumps(skill_write),
+    }
+    commit_files(origin, planted, "records")
+    clone = pygit2.clone_repository(origin.workdir, str(tmp_path / "clone"))
+    return Path(clone.workdir).resolve()
+
+
+def taking_back_app(
+    origin: pygit2.Repository, first: pygit2.Oid, second: pygit2.Oid
+) -> dict[str, Any]:
+    """A capstone whose commit is nowhere, that wrote `src/app.py` where there was none."""
+    return {
+        "trajectory": "t",
+        "parent": "0" * 40,
+        "branch": "refs/heads/main",
+        "tree": "0" * 40,
+        "written": {"src/app.py": str(pygit2.hash(b"x = 1\n"))},
+        "created": ["src"],
+        "staging": {},
+        "feedback": None,
+        "feedback_sha256": None,
+    }
+
+
+def finishing_with_payload(
+    origin: pygit2.Repository, first: pygit2.Oid, second: pygit2.Oid
+) -> dict[str, Any]:
+    """A capstone whose commit is the branch's second, to stage the payload as `src/app.py`
+    and remove README.md as its working feedback file."""
+    payload = str(pygit2.hash(b"import os  # planted\n"))
+    return {
+        "trajectory": "t",
+        "parent": str(first),
+        "branch": "refs/heads/main",
+        "tree": str(origin[second].peel(pygit2.Commit).tree_id),
+        "written": {},
+        "created": [],
+        "staging": {"src/app.py": [payload, 0o100644, str(pygit2.hash(b"x = 1\n"))]},
+        "feedback": "README.md",
+        "feedback_sha256": hashlib.sha256(b"hi\n").hexdigest(),
+    }
+
+
+@pytest.mark.parametrize("record", [taking_back_app, finishing_with_payload])
+def test_records_of_stopped_work_a_clone_commits_are_never_obeyed(
+    tmp_path: Path, stet: Stet, record: Callable[..., dict[str, Any]]
+) -> None:
+    """A repository can commit `.stet/cache`, the records of a capstone or a skill write
+    stopped midway with it: obeyed, a list in a fresh clone deleted `src/app.py`, an import
+    deleted README.md and staged the planted file. Records git tracks came with the
+    repository and name nothing done here: the clone's files and index stay as cloned."""
+    root = clone_committing_records(tmp_path, record)
+    cloned = work_tree_files(root)
+
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+    assert code == 0, err
+    import_work(root, tmp_path)
+
+    after = work_tree_files(root)
+    assert {path: data for path, data in after.items() if path in cloned} == cloned
+    assert [line for line in git_status(root) if not line.startswith("??")] == []
+    assert (tmp_path / "clone" / ".stet/skills").is_dir()
+
+
+def work_tree_files(root: Path) -> dict[str, bytes]:
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and ".git" not in path.relative_to(root).parts
+    }
+
+
 def test_verdicts_a_clone_commits_for_the_working_trajectory_are_not_taken_for_this_clones(
     tmp_path: Path,
 ) -> None:
