@@ -1247,13 +1247,13 @@ def finish_stopped(folder: Folder) -> None:
     file it replaced put back; one written where there was none removed while it holds
     what the capstone wrote) with the folders it created, so the repository is as it was.
     Each step can itself be stopped: the record goes last, and the next settling does again
-    what is left."""
+    what is left. A record that is not what a capstone writes (`_read_record`) names nothing
+    to do: it goes."""
     root = folder.root
     record_path = capstone_record(folder)
     if not record_obeyed(root, record_path):
         return  # it came with the repository: nothing it names was done here
-    data = read_small(record_path, root, record_path.name)
-    record = object_or_none(data) if data is not None else None
+    record = _read_record(root, record_path)
     repository = find_repository(root)
     if record is not None and repository is not None and repository.workdir is not None:
         commit = _stopped_commit(repository, record)
@@ -1262,6 +1262,102 @@ def finish_stopped(folder: Folder) -> None:
         elif not _finish(repository, folder, record, commit):
             return  # the index could not be written: the record stays for the next command
     remove_regular(record_path, root)
+
+
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_FILE_MODES = (0o100644, 0o100755)
+
+
+@dataclass(frozen=True)
+class _Record:
+    """A stopped capstone's record (`_write_record`), its fields checked."""
+
+    trajectory: str
+    parent: str
+    branch: str | None
+    tree: str
+    written: dict[str, str]
+    created: list[str]
+    staging: dict[str, tuple[str, int, str | None]]
+    feedback: str | None
+    feedback_sha256: str | None
+
+
+def _read_record(root: Path, path: Path) -> _Record | None:
+    """The capstone record at `path`; None when it cannot be read or is not what a capstone
+    writes (each field of its type, each object id hexadecimal, each path one inside the
+    work tree): such a record names nothing to finish or take back."""
+    try:
+        data = read_small(path, root, path.name)
+    except StetError:
+        return None
+    fields = object_or_none(data) if data is not None else None
+    if fields is None:
+        return None
+    written, created, staging = fields.get("written"), fields.get("created"), fields.get("staging")
+    trajectory, branch = fields.get("trajectory"), fields.get("branch")
+    feedback, feedback_sha256 = fields.get("feedback"), fields.get("feedback_sha256")
+    if not (
+        isinstance(trajectory, str)
+        and _one_name(trajectory)
+        and _object_id(fields.get("parent"))
+        and _object_id(fields.get("tree"))
+        and (branch is None or (isinstance(branch, str) and branch.startswith("refs/heads/")))
+        and isinstance(written, dict)
+        and all(_work_tree_path(p) and _object_id(b) for p, b in written.items())
+        and isinstance(created, list)
+        and all(_work_tree_path(folder) for folder in created)
+        and isinstance(staging, dict)
+        and all(_work_tree_path(p) and _staged_entry(e) for p, e in staging.items())
+        and (feedback is None or _work_tree_path(feedback))
+        and (
+            feedback_sha256 is None
+            or (isinstance(feedback_sha256, str) and _SHA256.fullmatch(feedback_sha256))
+        )
+    ):
+        return None
+    return _Record(
+        trajectory=trajectory,
+        parent=fields["parent"],
+        branch=branch,
+        tree=fields["tree"],
+        written=written,
+        created=created,
+        staging={path: (blob, mode, replaces) for path, (blob, mode, replaces) in staging.items()},
+        feedback=feedback,
+        feedback_sha256=feedback_sha256,
+    )
+
+
+def _object_id(value: object) -> bool:
+    return isinstance(value, str) and _OBJECT_ID.fullmatch(value) is not None
+
+
+def _one_name(value: str) -> bool:
+    """Whether `value` names one file in a folder (no separator, not `.` or `..`)."""
+    return bool(value) and value not in (".", "..") and not re.search(r"[/\\\0]", value)
+
+
+def _work_tree_path(value: object) -> bool:
+    """Whether `value` is a path relative to the work tree that stays inside it."""
+    if not isinstance(value, str) or not value or "\0" in value or "\\" in value:
+        return False
+    parts = value.split("/")
+    return not value.startswith("/") and all(part not in ("", ".", "..") for part in parts)
+
+
+def _staged_entry(value: object) -> bool:
+    """Whether `value` is an index entry a capstone records: blob, mode, what it replaces."""
+    if not (isinstance(value, list) and len(value) == 3):
+        return False
+    blob, mode, replaces = value
+    return (
+        _object_id(blob)
+        and type(mode) is int
+        and mode in _FILE_MODES
+        and (replaces is None or _object_id(replaces))
+    )
 
 
 def _stopped_midway(folder: Folder) -> bool:
@@ -1311,13 +1407,13 @@ def _finished(
     )
 
 
-def _stopped_commit(repository: pygit2.Repository, record: dict[str, Any]) -> pygit2.Commit | None:
+def _stopped_commit(repository: pygit2.Repository, record: _Record) -> pygit2.Commit | None:
     """The commit the stopped capstone made, when its branch (or the detached HEAD), or HEAD
     (on the branch renamed since, say), holds it: its tree and its parent are the record's."""
     import pygit2
 
-    tree, parent = str(record.get("tree")), str(record.get("parent"))
-    for name in dict.fromkeys((record.get("branch") or "HEAD", "HEAD")):
+    tree, parent = record.tree, record.parent
+    for name in dict.fromkeys((record.branch or "HEAD", "HEAD")):
         try:
             commit: pygit2.Commit | None = repository.references[name].peel(pygit2.Commit)
         except (KeyError, ValueError, pygit2.GitError):
@@ -1343,12 +1439,11 @@ def _asides(root: Path, path: str) -> list[Path]:
     return [full.parent / name for name in sorted(names) if kept.fullmatch(name)]
 
 
-def _take_back(root: Path, record: dict[str, Any]) -> None:
+def _take_back(root: Path, record: _Record) -> None:
     """The stopped capstone's writes to the work tree undone: its commit was not made."""
     import pygit2
 
-    written: dict[str, str] = record.get("written") or {}
-    for path, blob in reversed(list(written.items())):
+    for path, blob in reversed(list(record.written.items())):
         full = inside(root, path)
         asides = _asides(root, path)
         if asides:
@@ -1361,13 +1456,13 @@ def _take_back(root: Path, record: dict[str, Any]) -> None:
             for name in os.listdir(full.parent):  # a write stopped before its rename
                 if name.startswith(f".{full.name}.") and is_temporary(name):
                     remove_regular(full.parent / name, root)
-    for created in reversed(record.get("created") or []):
+    for created in reversed(record.created):
         with suppress(OSError):  # a folder holding something else stays
             os.rmdir(inside(root, created))
 
 
 def _index_finished(
-    repository: pygit2.Repository, root: Path, record: dict[str, Any], commit: pygit2.Commit
+    repository: pygit2.Repository, root: Path, record: _Record, commit: pygit2.Commit
 ) -> bool:
     """Each entry the stopped capstone would have given the index, given it where the index
     still holds what the capstone started from (what the commit's parent holds at the path,
@@ -1377,7 +1472,7 @@ def _index_finished(
 
     parent = commit.parents[0].tree
     wanted: list[tuple[str, pygit2.Oid, int, pygit2.Oid | None]] = []
-    for path, (blob, mode, replaces) in (record.get("staging") or {}).items():
+    for path, (blob, mode, replaces) in record.staging.items():
         if replaces:
             before: pygit2.Oid | None = pygit2.Oid(hex=replaces)
         else:
@@ -1404,7 +1499,7 @@ def _index_finished(
 def _finish(
     repository: pygit2.Repository,
     folder: Folder,
-    record: dict[str, Any],
+    record: _Record,
     commit: pygit2.Commit,
 ) -> bool:
     """The stopped capstone's work after its commit, done; False when the index could not be
@@ -1413,7 +1508,7 @@ def _finish(
     import pygit2
 
     root = folder.root
-    for path in record.get("written") or {}:
+    for path in record.written:
         for aside in _asides(root, path):
             remove_regular(aside, root)
     head = repository.head.peel(pygit2.Commit) if not repository.head_is_unborn else None
@@ -1422,16 +1517,14 @@ def _finish(
     )
     if on_it and not _index_finished(repository, root, record, commit):
         return False
-    feedback = record.get("feedback")
-    if isinstance(feedback, str):
+    feedback = record.feedback
+    if feedback is not None:
         with feedback_lock(root, folder.id):
             data = read_small(inside(root, feedback), root, feedback, FEEDBACK_LIMIT)
-            if data is not None and hashlib.sha256(data).hexdigest() == record.get(
-                "feedback_sha256"
-            ):
+            if data is not None and hashlib.sha256(data).hexdigest() == record.feedback_sha256:
                 remove_regular(inside(root, feedback), root)
     if os.path.lexists(inside(root, folder.relative)):
-        _archive(root, folder, str(record.get("trajectory")), [])
+        _archive(root, folder, record.trajectory, [])
     return True
 
 

@@ -32,7 +32,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, TypeGuard, get_args
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.gitindex import index_error, update_index
@@ -863,7 +863,10 @@ def settle_skills(root: Path) -> None:
         # One git tracks came with the repository: nothing it names was done here.
         if name.endswith(SKILL_STAGING) and record_obeyed(root, record):
             with skill_lock(root, name.removesuffix(SKILL_STAGING)):
-                fields = object_or_none(read_regular(record, root) or b"") or {}
+                try:
+                    fields = object_or_none(read_small(record, root, name) or b"") or {}
+                except StetError:  # too large: no record a graduation wrote
+                    fields = {}
                 try:
                     _settle_skill_write(root, fields)
                 except pygit2.GitError as error:
@@ -879,9 +882,16 @@ def _settle_skill_write(root: Path, fields: dict[str, Any]) -> None:
     staged or its file was written over since."""
     import pygit2
 
-    path = fields.get("path")
-    if not isinstance(path, str) or not path.startswith(".stet/skills/"):
-        return
+    path, before, created = fields.get("path"), fields.get("before"), fields.get("created")
+    if not (
+        _skill_path(path)
+        and (before is None or _object_id(before))
+        and _object_id(fields.get("written"))
+        and _object_id(fields.get("staged"))
+        and isinstance(created, list)
+        and all(folder in _folders_of(path) for folder in created)
+    ):
+        return  # not a record a graduation wrote: it names nothing to take back
     repository = open_repository(root)
     index = repository.index
     index.read(False)
@@ -891,13 +901,32 @@ def _settle_skill_write(root: Path, fields: dict[str, Any]) -> None:
     written = read_regular(inside(root, path), root)
     if written is None or str(pygit2.hash(written)) != fields.get("written"):
         return  # not written yet, or written over since: not the graduation's to take back
-    before = fields.get("before")
     blob = repository.get(before) if isinstance(before, str) else None
     if before is not None and not isinstance(blob, pygit2.Blob):
         return  # what it held is gone from the object database: the file stays
     previous = bytes(blob.data) if isinstance(blob, pygit2.Blob) else None
-    created = [PurePosixPath(folder) for folder in fields.get("created") or []]
-    _put_back_skill(root, relative, previous, created)
+    _put_back_skill(root, relative, previous, [PurePosixPath(folder) for folder in created])
+
+
+def _skill_path(value: object) -> TypeGuard[str]:
+    """Whether `value` is a path below `.stet/skills/` that stays there."""
+    if not isinstance(value, str) or "\0" in value or "\\" in value:
+        return False
+    parts = value.split("/")
+    return (
+        parts[:2] == [".stet", "skills"]
+        and len(parts) > 2
+        and all(part not in ("", ".", "..") for part in parts)
+    )
+
+
+def _folders_of(path: str) -> list[str]:
+    """The folders holding `path`, below the work tree's root: those a skill write can make."""
+    return [folder.as_posix() for folder in PurePosixPath(path).parents][:-1]
+
+
+def _object_id(value: object) -> bool:
+    return isinstance(value, str) and re.fullmatch(r"[0-9a-f]{40}", value) is not None
 
 
 def _stage_if_missing(root: Path, relative: PurePosixPath, text: str, config: GateConfig) -> bool:

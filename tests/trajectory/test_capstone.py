@@ -717,6 +717,106 @@ def test_a_capstone_killed_between_its_commit_and_the_index_is_finished_by_the_n
     assert head_commit(repo).id == head.id
 
 
+APP_BLOB = str(pygit2.hash(b"x = 1\n"))
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"branch": 5},
+        {"written": ["src/app.py"]},
+        {"written": {"src/app.py": 7}},
+        {"created": "src"},
+        {"staging": {"src/app.py": ["zz", 33188, None]}},
+        {"written": {"../outside.txt": APP_BLOB}},
+        {"written": {"/etc/passwd": APP_BLOB}},
+        {"trajectory": "../../elsewhere"},
+        "not JSON",
+        "x" * (17 << 20),
+    ],
+    ids=lambda record: repr(record)[:40],
+)
+def test_a_capstone_record_that_is_not_one_is_dropped(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet, record: object
+) -> None:
+    """A record no capstone wrote (damaged, written by hand, a field of the wrong type, an
+    object id that is not one, a path out of the work tree) gave a traceback in every command
+    that reads the working trajectory, and so blocked them all. It names nothing to finish
+    or take back: it goes, and the commands go on."""
+    (root / "src/app.py").write_text("x = 1\n")
+    target = import_work(root, tmp_path)
+    path = root / ".stet/cache/trajectories" / f"{target.key}.capstone"
+    valid = {
+        "trajectory": "t",
+        "parent": "0" * 40,
+        "branch": "refs/heads/main",
+        "tree": "0" * 40,
+        "written": {},
+        "created": [],
+        "staging": {},
+        "feedback": None,
+        "feedback_sha256": None,
+    }
+    path.write_text(json.dumps(valid | record) if isinstance(record, dict) else str(record))
+
+    for command in (["trajectory", "list"], ["capstone", "--dry-run"]):
+        code, _, err = stet(*command, "-C", str(root))
+        assert (code, err) == (0, ""), err
+    assert not path.exists()
+    import_work(root, tmp_path, 2)
+    assert (root / "src/app.py").read_text() == "x = 1\n"
+    assert working_folder(target).path.is_dir()
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"created": "abc"},
+        {"written": 7},
+        {"before": "not an object id"},
+        {"created": ["/OUTSIDE"]},
+        {"created": [".stet/skills/x/../../../OUTSIDE"]},
+        {"path": ".stet/skills/../../src/app.py"},
+    ],
+    ids=repr,
+)
+def test_a_skill_write_record_that_is_not_one_is_dropped(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet, record: dict[str, Any]
+) -> None:
+    """Likewise a skill write's record: one naming folders outside the repository (an
+    absolute path) had them removed when empty."""
+    outside = tmp_path / "OUTSIDE"
+    outside.mkdir()
+    (root / "src/app.py").write_text("x = 1\n")
+    import_work(root, tmp_path)
+    path = root / ".stet/cache/skills/x.staging"
+    valid = {
+        "path": SKILL,
+        "before": None,
+        "written": APP_BLOB,
+        "staged": "1" * 40,
+        "created": [".stet/skills/x"],
+    }
+    fields = valid | record
+    fields["created"] = (
+        [str(outside) if folder == "/OUTSIDE" else folder for folder in fields["created"]]
+        if isinstance(fields["created"], list)
+        else fields["created"]
+    )
+    (root / ".stet/skills/x").mkdir(parents=True)
+    (root / SKILL).write_text("x = 1\n")  # what the record says was written
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(fields))
+
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+
+    assert (code, err) == (0, ""), err
+    assert not path.exists()
+    assert outside.is_dir()
+    assert (root / "src/app.py").read_text() == "x = 1\n"
+    assert (root / SKILL).read_text() == "x = 1\n"
+
+
 def test_a_capstone_killed_past_its_commit_is_finished_on_the_branch_renamed_since(
     repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
 ) -> None:
