@@ -1249,6 +1249,8 @@ def finish_stopped(folder: Folder) -> None:
     Each step can itself be stopped: the record goes last, and the next settling does again
     what is left. A record that is not what a capstone writes (`_read_record`) names nothing
     to do: it goes."""
+    import pygit2
+
     root = folder.root
     record_path = capstone_record(folder)
     if not record_obeyed(root, record_path):
@@ -1258,7 +1260,12 @@ def finish_stopped(folder: Folder) -> None:
     if record is not None and repository is not None and repository.workdir is not None:
         commit = _stopped_commit(repository, record)
         if commit is None:
-            _take_back(root, record)
+            try:
+                _take_back(repository, root, record)
+            except pygit2.GitError as error:
+                raise StetError(
+                    f"the capstone stopped midway could not be taken back: {error}"
+                ) from None
         elif not _finish(repository, folder, record, commit):
             return  # the index could not be written: the record stays for the next command
     remove_regular(record_path, root)
@@ -1436,22 +1443,42 @@ def _asides(root: Path, path: str) -> list[Path]:
         names = os.listdir(full.parent)
     except (FileNotFoundError, NotADirectoryError):
         return []
-    return [full.parent / name for name in sorted(names) if kept.fullmatch(name)]
+    found = [full.parent / name for name in names if kept.fullmatch(name)]
+    # The newest last: a copy left beside the file by an earlier take-back may be there too
+    # (a rename sets a file's change time).
+    return sorted(found, key=lambda aside: os.lstat(aside).st_ctime_ns)
 
 
-def _take_back(root: Path, record: _Record) -> None:
-    """The stopped capstone's writes to the work tree undone: its commit was not made."""
+def _take_back(repository: pygit2.Repository, root: Path, record: _Record) -> None:
+    """The stopped capstone's writes to the work tree undone: its commit was not made. A
+    file that holds something else than the capstone wrote was edited since, and stays; the
+    copy of what it held before the capstone (`_asides`) goes when git holds those bytes at
+    the path, else stays beside it, so that nothing is lost."""
     import pygit2
 
+    index = repository.index
+    index.read(False)
+    head = None if repository.head_is_unborn else repository.head.peel(pygit2.Commit).tree
+    in_git: dict[str, set[str]] = {}
+    for path in record.written:
+        in_git[path] = {str(index[path].id)} if path in index else set()
+        if head is not None:
+            with suppress(KeyError):
+                in_git[path].add(str(head[path].id))
     for path, blob in reversed(list(record.written.items())):
         full = inside(root, path)
         asides = _asides(root, path)
+        data = read_regular(full, root)
+        held = None if data is None else str(pygit2.hash(data))
+        ours = held == blob  # what the capstone wrote, still its own
         if asides:
-            put_back(asides[0], full, root)
-        else:
-            data = read_regular(full, root)
-            if data is not None and str(pygit2.hash(data)) == blob:
-                remove_regular(full, root)
+            aside = asides[-1]
+            if held is None or ours:
+                put_back(aside, full, root)
+            elif str(pygit2.hashfile(str(aside))) in in_git[path] | {held}:
+                remove_regular(aside, root)
+        elif ours:
+            remove_regular(full, root)
         with suppress(FileNotFoundError, NotADirectoryError):
             for name in os.listdir(full.parent):  # a write stopped before its rename
                 if name.startswith(f".{full.name}.") and is_temporary(name):

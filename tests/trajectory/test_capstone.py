@@ -686,6 +686,39 @@ def test_a_capstone_killed_before_its_commit_is_taken_back_by_the_next_command(
     assert sorted(git_status(root)) == [" M README.md", "A  other.txt"]
 
 
+def killed_in_pre_commit(repo: pygit2.Repository, root: Path) -> None:
+    """`stet capstone` killed (SIGKILL) by its pre-commit hook: every file written, no commit."""
+    hook = write_hook(Path(repo.path) / "hooks", "pre-commit", "kill -9 $PPID\nsleep 5\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "stet_lsp", "capstone"], cwd=root, capture_output=True
+    )
+    assert done.returncode == -9, done.stderr
+    hook.unlink()
+
+
+@POSIX
+def test_a_file_edited_after_a_capstone_was_killed_keeps_the_edit(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """Taking back a capstone killed before its commit put the skill it replaced back over
+    the path without looking: an edit made there since the kill was lost. A file that holds
+    something else than the capstone wrote is the user's and stays; the copy of what it
+    held before goes, since the index holds those bytes."""
+    work_with_skill_and_verdict(root, tmp_path, stet)
+    skill = root / SKILL
+    killed_in_pre_commit(repo, root)
+    assert list(skill.parent.glob(".SKILL.md.stet-before-capstone-*"))
+    edited = skill.read_text(encoding="utf-8") + "\nAn edit made after the kill.\n"
+    skill.write_text(edited, encoding="utf-8")
+
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+
+    assert code == 0, err
+    assert skill.read_text(encoding="utf-8") == edited
+    assert not list(skill.parent.glob(".SKILL.md.stet-before-capstone-*"))
+    assert not any(line.startswith("?? .stet/trajectories/") for line in git_status(root))
+
+
 def test_a_capstone_killed_between_its_commit_and_the_index_is_finished_by_the_next_command(
     repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
 ) -> None:
