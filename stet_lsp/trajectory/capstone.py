@@ -1202,8 +1202,9 @@ def _write_record(
 ) -> None:
     """What `finish_stopped` needs to finish or take back this capstone: the commit it makes
     (its parent, its tree, the branch it moves), the files it writes to the work tree (each
-    one's blob, and the folders it creates for them), the index entries it gives them, and
-    the working feedback file it removes (with the SHA-256 of what it moved)."""
+    one's blob, those of them that were there before, and the folders it creates for them),
+    the index entries it gives them, and the working feedback file it removes (with the
+    SHA-256 of what it moved)."""
     import pygit2
 
     feedback = plan.graduated.feedback
@@ -1214,6 +1215,7 @@ def _write_record(
         "branch": plan.head.branch,
         "tree": str(tree),
         "written": {path: str(pygit2.hash(data)) for path, data in work_tree.items()},
+        "existed": [path for path in work_tree if os.path.lexists(inside(root, path))],
         "created": _missing_folders(root, work_tree),
         "staging": {
             path: [str(staged.blob), int(staged.mode), staged.replaces and str(staged.replaces)]
@@ -1285,6 +1287,7 @@ class _Record:
     branch: str | None
     tree: str
     written: dict[str, str]
+    existed: list[str] | None  # None: not recorded (a record written before it was)
     created: list[str]
     staging: dict[str, tuple[str, int, str | None]]
     feedback: str | None
@@ -1303,7 +1306,11 @@ def _read_record(root: Path, path: Path) -> _Record | None:
     if fields is None:
         return None
     written, created, staging = fields.get("written"), fields.get("created"), fields.get("staging")
-    trajectory, branch = fields.get("trajectory"), fields.get("branch")
+    trajectory, branch, existed = (
+        fields.get("trajectory"),
+        fields.get("branch"),
+        fields.get("existed"),
+    )
     feedback, feedback_sha256 = fields.get("feedback"), fields.get("feedback_sha256")
     if not (
         isinstance(trajectory, str)
@@ -1313,6 +1320,7 @@ def _read_record(root: Path, path: Path) -> _Record | None:
         and (branch is None or (isinstance(branch, str) and branch.startswith("refs/heads/")))
         and isinstance(written, dict)
         and all(_work_tree_path(p) and _object_id(b) for p, b in written.items())
+        and (existed is None or (isinstance(existed, list) and all(p in written for p in existed)))
         and isinstance(created, list)
         and all(_work_tree_path(folder) for folder in created)
         and isinstance(staging, dict)
@@ -1330,6 +1338,7 @@ def _read_record(root: Path, path: Path) -> _Record | None:
         branch=branch,
         tree=fields["tree"],
         written=written,
+        existed=existed,
         created=created,
         staging={path: (blob, mode, replaces) for path, (blob, mode, replaces) in staging.items()},
         feedback=feedback,
@@ -1450,10 +1459,12 @@ def _asides(root: Path, path: str) -> list[Path]:
 
 
 def _take_back(repository: pygit2.Repository, root: Path, record: _Record) -> None:
-    """The stopped capstone's writes to the work tree undone: its commit was not made. A
-    file that holds something else than the capstone wrote was edited since, and stays; the
-    copy of what it held before the capstone (`_asides`) goes when git holds those bytes at
-    the path, else stays beside it, so that nothing is lost."""
+    """The stopped capstone's writes to the work tree undone: its commit was not made. What
+    the user did since stays: a file that holds something else than the capstone wrote is
+    theirs, and a file that was there before the capstone is never removed (it may hold the
+    user's unstaged changes, as the capstone wrote them). The copy of what a file kept so
+    held before the capstone (`_asides`) goes when git holds those bytes at the path, else
+    stays beside it, so that nothing is lost."""
     import pygit2
 
     index = repository.index
@@ -1465,6 +1476,7 @@ def _take_back(repository: pygit2.Repository, root: Path, record: _Record) -> No
         if head is not None:
             with suppress(KeyError):
                 in_git[path].add(str(head[path].id))
+    existed = record.written.keys() if record.existed is None else set(record.existed)
     for path, blob in reversed(list(record.written.items())):
         full = inside(root, path)
         asides = _asides(root, path)
@@ -1477,7 +1489,7 @@ def _take_back(repository: pygit2.Repository, root: Path, record: _Record) -> No
                 put_back(aside, full, root)
             elif str(pygit2.hashfile(str(aside))) in in_git[path] | {held}:
                 remove_regular(aside, root)
-        elif ours:
+        elif ours and path not in existed:
             remove_regular(full, root)
         with suppress(FileNotFoundError, NotADirectoryError):
             for name in os.listdir(full.parent):  # a write stopped before its rename

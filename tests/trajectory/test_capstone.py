@@ -719,6 +719,31 @@ def test_a_file_edited_after_a_capstone_was_killed_keeps_the_edit(
     assert not any(line.startswith("?? .stet/trajectories/") for line in git_status(root))
 
 
+@POSIX
+@pytest.mark.skipif(GIT is None, reason="the commit is undone with git")
+@pytest.mark.parametrize("undo", [["reset", "--soft", "HEAD~1"], ["reset", "HEAD~1"]])
+def test_a_file_there_before_a_capstone_whose_commit_was_undone_is_never_removed(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet, undo: list[str]
+) -> None:
+    """A capstone killed past its commit, whose commit the user undid before the next
+    command: that command takes it back, and the record did not say which files were there
+    before, so the skill (holding the user's unstaged line, as the capstone wrote it) was
+    taken for one the capstone created, and removed. A file that was there stays."""
+    work_with_skill_and_verdict(root, tmp_path, stet)
+    skill = root / SKILL
+    skill.write_text(skill.read_text(encoding="utf-8") + "\nAn unstaged line.\n", encoding="utf-8")
+    parent = repo.head.target
+    stopped_capstone(root, r"unlink index\.stet-\S+")
+    assert head_commit(repo).parent_ids == [parent]
+    subprocess.run([GIT, *undo], cwd=root, check=True)
+
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+
+    assert code == 0, err
+    assert "An unstaged line." in skill.read_text(encoding="utf-8")
+    assert not list((root / ".stet/cache/trajectories").glob("*.capstone"))
+
+
 def test_a_capstone_killed_between_its_commit_and_the_index_is_finished_by_the_next_command(
     repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
 ) -> None:
