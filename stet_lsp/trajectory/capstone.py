@@ -1461,10 +1461,12 @@ def _asides(root: Path, path: str) -> list[Path]:
 def _take_back(repository: pygit2.Repository, root: Path, record: _Record) -> None:
     """The stopped capstone's writes to the work tree undone: its commit was not made. What
     the user did since stays: a file that holds something else than the capstone wrote is
-    theirs, and a file that was there before the capstone is never removed (it may hold the
-    user's unstaged changes, as the capstone wrote them). The copy of what a file kept so
-    held before the capstone (`_asides`) goes when git holds those bytes at the path, else
-    stays beside it, so that nothing is lost."""
+    theirs; a file that was there before the capstone is never removed (it may hold the
+    user's unstaged changes, as the capstone wrote them); and when the index or HEAD holds a
+    file as the capstone wrote it, the user took its work (staged or committed it), and
+    none of its files is taken back. The copy of what a file kept so held before the
+    capstone (`_asides`) goes when git holds those bytes at the path, else stays beside it,
+    so that nothing is lost."""
     import pygit2
 
     index = repository.index
@@ -1476,13 +1478,26 @@ def _take_back(repository: pygit2.Repository, root: Path, record: _Record) -> No
         if head is not None:
             with suppress(KeyError):
                 in_git[path].add(str(head[path].id))
+    parent = repository.get(record.parent)
+    started: set[str] = set()  # what git held of the files before the capstone
+    for path in record.written:
+        if isinstance(parent, pygit2.Commit):
+            with suppress(KeyError):
+                started.add(f"{path}:{parent.tree[path].id}")
+        replaces = record.staging.get(path, (None, None, None))[2]
+        if replaces is not None:
+            started.add(f"{path}:{replaces}")
+    taken = any(
+        blob in in_git[path] and f"{path}:{blob}" not in started
+        for path, blob in record.written.items()
+    )
     existed = record.written.keys() if record.existed is None else set(record.existed)
     for path, blob in reversed(list(record.written.items())):
         full = inside(root, path)
         asides = _asides(root, path)
         data = read_regular(full, root)
         held = None if data is None else str(pygit2.hash(data))
-        ours = held == blob  # what the capstone wrote, still its own
+        ours = held == blob and not taken  # what the capstone wrote, still its own
         if asides:
             aside = asides[-1]
             if held is None or ours:

@@ -744,6 +744,29 @@ def test_a_file_there_before_a_capstone_whose_commit_was_undone_is_never_removed
     assert not list((root / ".stet/cache/trajectories").glob("*.capstone"))
 
 
+@POSIX
+@pytest.mark.skipif(GIT is None, reason="the user commits with git")
+def test_files_the_user_committed_after_a_capstone_was_killed_stay(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """Killed before its commit, the capstone left its files in the work tree; the user
+    committed them by hand, and the next command took them back, leaving the commit's files
+    deleted in the work tree. When the index or HEAD holds a file as the capstone wrote it,
+    the user took its work: nothing of it is taken back."""
+    work_with_skill_and_verdict(root, tmp_path, stet)
+    killed_in_pre_commit(repo, root)
+    subprocess.run([GIT, "add", "-A", ".stet/trajectories", SKILL], cwd=root, check=True)
+    subprocess.run([GIT, "commit", "-qm", "the trajectory, by hand"], cwd=root, check=True)
+    before = git_status(root)
+    assert not any(line.startswith(" D") for line in before)
+
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+
+    assert code == 0, err
+    assert git_status(root) == before
+    assert not list((root / ".stet/cache/trajectories").glob("*.capstone"))
+
+
 def test_a_capstone_killed_between_its_commit_and_the_index_is_finished_by_the_next_command(
     repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
 ) -> None:
