@@ -1268,8 +1268,13 @@ def finish_stopped(folder: Folder) -> None:
                 raise StetError(
                     f"the capstone stopped midway could not be taken back: {error}"
                 ) from None
-        elif not _finish(repository, folder, record, commit):
-            return  # the index could not be written: the record stays for the next command
+        elif (unwritten := _finish(repository, folder, record, commit)) is not None:
+            # The record stays for the next command. Nothing may be written to the working
+            # trajectory meanwhile: finishing archives it, with whatever was added since.
+            raise StetError(
+                f"the capstone stopped after its commit {str(commit.id)[:12]} cannot be "
+                f"finished yet: {unwritten}; try again once git lets go of its index"
+            )
     remove_regular(record_path, root)
 
 
@@ -1517,11 +1522,11 @@ def _take_back(repository: pygit2.Repository, root: Path, record: _Record) -> No
 
 def _index_finished(
     repository: pygit2.Repository, root: Path, record: _Record, commit: pygit2.Commit
-) -> bool:
+) -> str | None:
     """Each entry the stopped capstone would have given the index, given it where the index
     still holds what the capstone started from (what the commit's parent holds at the path,
     or the skill graduation staged): an entry staged since in another version stays.
-    Whether the index could be written."""
+    Why the index could not be written, if it could not."""
     import pygit2
 
     parent = commit.parents[0].tree
@@ -1545,9 +1550,9 @@ def _index_finished(
     try:
         with file_lock(root / INDEX_LOCK, root, "the git index"):
             update_index(repository, finish)
-    except (OSError, StetError, pygit2.GitError):
-        return False
-    return True
+    except (OSError, StetError, pygit2.GitError) as error:
+        return str(error)
+    return None
 
 
 def _finish(
@@ -1555,9 +1560,9 @@ def _finish(
     folder: Folder,
     record: _Record,
     commit: pygit2.Commit,
-) -> bool:
-    """The stopped capstone's work after its commit, done; False when the index could not be
-    written. The index is given the commit's files only while HEAD holds the commit (the
+) -> str | None:
+    """The stopped capstone's work after its commit, done; why not, when the index could not
+    be written. The index is given the commit's files only while HEAD holds the commit (the
     index of a branch checked out since that lacks it is none of the capstone's business)."""
     import pygit2
 
@@ -1569,8 +1574,8 @@ def _finish(
     on_it = head is not None and (
         head.id == commit.id or repository.descendant_of(head.id, commit.id)
     )
-    if on_it and not _index_finished(repository, root, record, commit):
-        return False
+    if on_it and (unwritten := _index_finished(repository, root, record, commit)) is not None:
+        return unwritten
     feedback = record.feedback
     if feedback is not None:
         with feedback_lock(root, folder.id):
@@ -1579,7 +1584,7 @@ def _finish(
                 remove_regular(inside(root, feedback), root)
     if os.path.lexists(inside(root, folder.relative)):
         _archive(root, folder, record.trajectory, [])
-    return True
+    return None
 
 
 def _settle_index(

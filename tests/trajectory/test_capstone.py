@@ -898,6 +898,36 @@ def test_a_skill_write_record_that_is_not_one_is_dropped(
     assert (root / SKILL).read_text() == "x = 1\n"
 
 
+def test_an_import_while_a_killed_capstone_cannot_be_finished_is_refused(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """A capstone killed past its commit is finished by the next writer, which archives the
+    working trajectory; while git held `index.lock` the finish stopped short and an import
+    went on into the working trajectory, whose new session the finish archived once the
+    lock was gone, never committed. A writer is refused while the finish cannot be done,
+    saying why; once git lets go, the session is imported into a new working trajectory."""
+    target = import_work(root, tmp_path)
+    stopped_capstone(root, r"unlink index\.stet-\S+")
+    folder = working_folder(target).path
+    sessions = sorted((folder / "sessions").iterdir())
+    lock = Path(repo.path) / "index.lock"
+    lock.write_bytes(b"")
+
+    with pytest.raises(StetError, match=r"cannot be finished yet: .*index"):
+        import_work(root, tmp_path, 2)
+
+    assert sorted((folder / "sessions").iterdir()) == sessions
+    lock.unlink()
+    import_work(root, tmp_path, 2)
+    result = capstone(target)
+    assert result.changed
+    events = blob_text(
+        repo, head_commit(repo), f".stet/trajectories/{result.trajectory}/events.jsonl"
+    )
+    sessions_committed = {json.loads(line)["session"] for line in events.splitlines()}
+    assert sessions_committed == {"00000002-1111-4222-8333-444455556666"}
+
+
 def test_a_capstone_killed_past_its_commit_is_finished_on_the_branch_renamed_since(
     repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
 ) -> None:
