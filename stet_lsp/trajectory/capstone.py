@@ -1325,7 +1325,13 @@ def _read_record(root: Path, path: Path) -> _Record | None:
         and (branch is None or (isinstance(branch, str) and branch.startswith("refs/heads/")))
         and isinstance(written, dict)
         and all(_work_tree_path(p) and _object_id(b) for p, b in written.items())
-        and (existed is None or (isinstance(existed, list) and all(p in written for p in existed)))
+        and (
+            existed is None
+            or (
+                isinstance(existed, list)
+                and all(isinstance(p, str) and p in written for p in existed)
+            )
+        )
         and isinstance(created, list)
         and all(_work_tree_path(folder) for folder in created)
         and isinstance(staging, dict)

@@ -808,6 +808,7 @@ APP_BLOB = str(pygit2.hash(b"x = 1\n"))
         {"written": ["src/app.py"]},
         {"written": {"src/app.py": 7}},
         {"created": "src"},
+        {"existed": [["src/app.py"]]},
         {"staging": {"src/app.py": ["zz", 33188, None]}},
         {"written": {"../outside.txt": APP_BLOB}},
         {"written": {"/etc/passwd": APP_BLOB}},
