@@ -247,13 +247,6 @@ def redact_blocks(
     return RedactionReport.from_findings(findings, path, {HOME_PATH_RULE: homes})
 
 
-def before_markers(text: str, config: GateConfig, path: str) -> str:
-    """`text` as the gate reads it before any marker of its own: only its fixed replacements
-    (a home path's `~`) made, as `redact_blocks` gives it to `earlier`."""
-    findings = _scan(text, config, path, is_json_path(path), home_paths=False)[0]
-    return apply_redaction(text, [f for f in findings if f.replacement is not None]).text
-
-
 Earlier = Callable[[Iterator[str]], Iterable[tuple[str, int, str]]]
 """Given a text before its markers, a chunk at a time, the values an earlier redaction of the
 same content held redacted: (rule, number of its marker, value as the text writes it)."""

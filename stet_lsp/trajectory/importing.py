@@ -36,6 +36,7 @@ from pydantic import ValidationError
 
 from stet_lsp.core.collector import collector_paused
 from stet_lsp.core.errors import StetError
+from stet_lsp.core.gitindex import index_tracks
 from stet_lsp.core.jsonread import object_or_none
 from stet_lsp.core.safefs import (
     atomic_write,
@@ -296,6 +297,8 @@ def _as_strict_as_committed(
         for name in archived:
             if name.endswith(f"-{trajectory}"):
                 path = ARCHIVE / name / SESSIONS / f"{stem}.json"
+                if index_tracks(root, path.as_posix()) is not False:
+                    continue  # committed with the repository (or cannot be told): no record
                 try:
                     data = read_small(root / path, root, path)
                 except (TooLarge, StetError):
@@ -641,8 +644,8 @@ def _held_in_committed(
     and shows bare a value its context there gave away (`export API_TOKEN=…`, a command that
     printed it), or a value carried into it from another session. (rule, marker's number,
     value as events.jsonl writes it), as `RedactedBefore.values` gives them."""
+    from stet_lsp.gate.homepaths import normalize_home_paths
     from stet_lsp.gate.stetignore import StetIgnore
-    from stet_lsp.gate.stream import before_markers
 
     if part is None or not committed:
         return []
@@ -657,17 +660,21 @@ def _held_in_committed(
     sandbox = _sandbox_root(target.root, parsed)
     normalizer = Normalizer(target.root, StetIgnore.load(target.root), cwds, sandbox)
     # Only the records whose committed lines hold a marker are written out to compare.
-    marked = committed_lines.source_lines()
-    events = [e for e in normalizer.events(committed) if e.source.line in marked]
+    marked, pointers = committed_lines.source_lines(), committed_lines.source_pointers()
+    events = [
+        e
+        for e in normalizer.events(committed)
+        if e.source.line in marked or e.source.pointer in pointers
+    ]
     lines = (
         line
         for block in _normalised_blocks(events, normalizer, [])
         for line in block.split("\n")
         if line
     )
-    return committed_lines.values_of_lines(
-        lines, lambda line: before_markers(line, config, "events.jsonl")
-    )
+    # As the gate read them before its markers: only their home paths made `~`, as the
+    # import that committed them made them (no rule has a fixed replacement of its own).
+    return committed_lines.values_of_lines(lines, normalize_home_paths)
 
 
 def _source_names(record: dict[str, Any] | None) -> list[str]:

@@ -44,14 +44,15 @@ before it are strings, whose quotes are escaped: its first match is the event's 
 _SESSION = re.compile(r'\{"kind":"[^"\\]*"(?:,"step":\d+)?,"session":"((?:[^"\\]|\\.)*)"')
 """An event line's session, as the line writes it (after its kind and its step)."""
 _LINE = re.compile(r',"line":(\d+)')
+_POINTER = re.compile(r',"pointer":"((?:[^"\\]|\\.)*)"')
 _ABANDONED = ',"abandoned":true'
 _KIND = re.compile(r'\{"kind":"([^"\\]*)"')
 _TRIES = 1000
 """How many places for the text between two markers one line may try."""
 
 Key = tuple[str, str, str, int]
-"""(source file, its line and pointer, kind, how many events of that kind the record gave
-before), as the line writes them."""
+"""(source file, its line, or its pointer in a JSON document, kind, how many events of that
+kind the record gave before), as the line writes them."""
 
 
 class _Keys:
@@ -68,6 +69,10 @@ class _Keys:
         if kind is None or source is None:
             return None
         name, place = source.group(1, 2)
+        if ',"pointer":' in place:
+            # A record of a JSON document is known by its place in it: the document is written
+            # anew as it grows, and its lines move (a header added before the messages).
+            place = _LINE.sub("", place, count=1)
         record = (self.renamed.get(name, name), place)
         if record != self.record:
             self.record = record
@@ -145,6 +150,12 @@ class RedactedBefore:
     def source_lines(self) -> set[int]:
         """The source lines of the events whose earlier lines hold a marker."""
         return {int(found[1]) for key in self.lines if (found := _LINE.match(key[1]))}
+
+    def source_pointers(self) -> set[str]:
+        """The places in a JSON document of the events whose earlier lines hold a marker."""
+        return {
+            json.loads(f'"{found[1]}"') for key in self.lines if (found := _POINTER.match(key[1]))
+        }
 
     def values_of_lines(
         self, lines: Iterable[str], before_markers: Callable[[str], str]

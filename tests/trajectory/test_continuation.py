@@ -479,3 +479,71 @@ def test_what_came_since_a_capstone_is_gated_as_strictly_as_the_part_committed(
 
     assert code == 0 and "left out" in out
     assert holding(root, value) == []
+
+
+def test_a_value_committed_from_a_json_document_stays_redacted_after_its_lines_move(
+    root: Path, tmp_path: Path, stet: Run
+) -> None:
+    """A Gemini CLI session is one JSON document, written anew as it grows: a header added
+    before its messages (a summary) moves every message's line. The committed part's records
+    are known by their place in the document (`/messages/1`), not by a line."""
+    value = "q7Vd2LmX9pKr4TsWz8Hn3Bc"
+
+    def message(number: int, kind: str, text: str) -> dict[str, object]:
+        stamp = f"2026-06-12T04:1{number}:00.000Z"
+        return {"id": f"m{number}", "timestamp": stamp, "type": kind, "content": [{"text": text}]}
+
+    document: dict[str, object] = {
+        "sessionId": "b7db9eb8-618e-400c-a422-56b794b1ed60",
+        "projectHash": "7302744c",
+        "startTime": "2026-06-12T04:14:14.031Z",
+        "lastUpdated": "2026-06-12T04:15:00.000Z",
+        "messages": [
+            message(1, "user", "Set up the client"),
+            message(2, "user", f"run: export API_TOKEN={value}"),
+            message(3, "gemini", "Done."),
+        ],
+    }
+    source = tmp_path / "session-2026-06-12T04-14-b7db9eb8.json"
+    source.write_text(json.dumps(document, indent=2))
+    assert stet("-C", str(root), "trajectory", "import", str(source))[0] == 0
+    assert stet("-C", str(root), "capstone")[0] == 0
+    assert holding(root, value) == []
+
+    messages = document.pop("messages")
+    assert isinstance(messages, list)
+    messages += [message(4, "user", "What is the token?"), message(5, "gemini", f"It is {value}.")]
+    grown = {**document, "summary": "Set up\nthe API client", "messages": messages}
+    source.write_text(json.dumps(grown, indent=2))
+    code, out, _ = stet("-C", str(root), "trajectory", "import", str(source))
+
+    assert code == 0 and "left out" in out
+    assert holding(root, value) == []
+
+
+def test_a_record_of_an_archived_session_the_repository_commits_sets_no_gate(
+    root: Path, tmp_path: Path, stet: Run
+) -> None:
+    """A session's archived record says how strictly what came since a capstone is gated; one
+    a repository commits under `.stet/cache` (a hostile clone) would make a user's session
+    strict, with names of its choosing read as secrets' (`HOME`, `PATH`)."""
+    import pygit2
+
+    transcript = first_turn(root)
+    source = transcript.save(tmp_path / f"{SESSION}.jsonl")
+    assert stet("-C", str(root), "trajectory", "import", str(source))[0] == 0
+    assert stet("-C", str(root), "capstone")[0] == 0
+    archive = root / ".stet/cache/trajectories/.archive"
+    (record,) = archive.glob("*/sessions/*.json")
+    data = json.loads(record.read_text())
+    data["gate_settings"] = {"strict": True, "env_names": ["HOME", "PATH"]}
+    record.write_text(json.dumps(data))
+    repo = pygit2.Repository(str(root))
+    repo.index.add(record.relative_to(root).as_posix())
+    repo.index.write()
+
+    transcript.user("Which build?").say("The build is done.").save(source)
+    assert stet("-C", str(root), "trajectory", "import", str(source))[0] == 0
+
+    (stored,) = (root / ".stet/cache/trajectories").glob("branch--*/sessions/*.json")
+    assert json.loads(stored.read_text()).get("gate_settings", {}).get("strict") is not True
