@@ -108,6 +108,7 @@ from stet_lsp.trajectory.store import (
     lock_of,
     read_small,
     record_obeyed,
+    record_untracked_message,
     tracked_file,
     tracked_message,
     working_folder,
@@ -242,6 +243,12 @@ def capstone(
     tracked = tracked_feedback(target.root, target.key)
     if tracked is not None:
         raise CapstoneRefused("tracked", tracked_feedback_message(tracked))
+    # The record the capstone writes before it touches the work tree: a file git tracks there
+    # would be overwritten, then removed, and a capstone stopped past its commit would leave a
+    # record no command obeys (`record_obeyed`).
+    unwritable = record_untracked_message(target.root, capstone_record(folder))
+    if unwritable is not None:
+        raise CapstoneRefused(*unwritable)
     with working_lock(folder), ExitStack() as held:
         if stopped:  # a capstone stopped after its commit, finished as the lock was taken
             finished = _finished(repository, target, folder)

@@ -273,6 +273,32 @@ def record_obeyed(root: Path, record: Path) -> bool:
     return index_tracks(root, record.relative_to(root).as_posix()) is False
 
 
+def record_untracked_message(root: Path, record: Path) -> tuple[str, str] | None:
+    """Why Stet may not write `record`, a record it keeps in `.stet/cache` of work it may be
+    stopped in (a capstone's, a skill write's), when git tracks it or whether git does cannot
+    be told (`record_obeyed`): one written there would overwrite the repository's file, and
+    one left there by a stopped writer would be obeyed by no later command. The reason
+    (`tracked`, or `index` when the index cannot be read) and the message; None when git
+    surely does not track it."""
+    from stet_lsp.core.gitindex import index_tracks
+
+    relative = record.relative_to(root).as_posix()
+    tracks = index_tracks(root, relative)
+    if tracks is False:
+        return None
+    if tracks is None:
+        return "index", (
+            f"the git index cannot be read here (a split index, say: git update-index "
+            f"--no-split-index), so whether git tracks {relative} cannot be told, and Stet "
+            "writes no record git may track; nothing was changed"
+        )
+    return "tracked", (
+        f"{relative} is tracked by git: Stet's records in .stet/cache are never committed, "
+        f"and one that came with the repository is not yours. Untrack it (git rm --cached "
+        f"{relative}), delete it unless it is your own work, and try again; nothing was changed"
+    )
+
+
 @contextmanager
 def working_held(folder: Folder, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[bool]:
     """The working trajectory's lock, waited for at most `timeout` seconds (0: tried once);

@@ -2830,3 +2830,33 @@ def test_a_capstone_killed_past_its_commit_on_a_branch_not_utf8_is_finished(
     assert not working_folder(target).path.exists()
     entries = index_entries(repo)
     assert all(path in entries for path in trajectory_files(trajectory))
+
+
+def test_a_capstone_record_a_clone_commits_refuses_the_capstone(tmp_path: Path) -> None:
+    """A repository can commit `.stet/cache/trajectories/<key>.capstone`, the record a capstone
+    writes before it touches the work tree: the capstone overwrote that file, then removed it,
+    and one stopped past its commit left a record no command obeys. Git tracking it refuses
+    the capstone before anything is written, naming the file and how to untrack it."""
+    from stet_lsp.core.targets import target_key
+
+    relative = f".stet/cache/trajectories/{target_key('branch', 'main')}.capstone"
+    planted = '{"garbage": 1}'
+    root = hostile_clone(tmp_path / "hostile", {relative: planted, "README.md": "hi\n"})
+    clone = pygit2.Repository(str(root))
+    clone.config["user.name"] = "Ada Reviewer"
+    clone.config["user.email"] = "ada@example.invalid"
+    target = import_work(root, tmp_path)
+    before = snapshot(clone)
+
+    caught = refused("tracked", lambda: capstone(target))
+    assert relative in str(caught) and f"git rm --cached {relative}" in str(caught)
+    assert (root / relative).read_text() == planted
+    assert snapshot(reopen(clone)) == before
+    assert not (root / ".stet" / "trajectories").exists()
+
+    index = clone.index
+    index.remove(relative)  # git rm --cached
+    index.write()
+    (root / relative).unlink()
+    result = capstone(target)
+    assert result.changed and not (root / relative).exists()
