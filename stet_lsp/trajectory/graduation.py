@@ -89,6 +89,7 @@ from stet_lsp.trajectory.store import (
     TooLarge,
     read_small,
     record_obeyed,
+    record_untracked_message,
     refuse_tracked,
     working_folder,
     working_lock,
@@ -786,6 +787,7 @@ def _write_skill(
     write (`_record_skill_write`) stays from before the file is written until it is staged:
     killed in between, the next command puts the file back (`settle_skills`)."""
     data = _checked_text(skill, previous, config)
+    _refuse_tracked_record(root, relative)
     staged = data if staged_data is None else staged_data
     folders = [relative.parent, *relative.parent.parents][:-1]  # deepest first, not "."
     created = [folder for folder in folders if not os.path.isdir(root / folder)]
@@ -814,6 +816,17 @@ def _put_back_skill(
     else:
         text = previous.encode("utf-8") if isinstance(previous, str) else previous
         atomic_write(root / relative, text, root)
+
+
+def _refuse_tracked_record(root: Path, relative: PurePosixPath) -> None:
+    """Refused, before anything is written, when git tracks the record a write of the skill
+    at `relative` keeps (`_record_skill_write`), or whether it does cannot be told: the
+    write would overwrite the repository's file and then remove it, and a record left by a
+    graduation stopped midway would be obeyed by no later command (`record_obeyed`)."""
+    record = root / SKILLS_CACHE / f"{relative.parent.name}{SKILL_STAGING}"
+    unwritable = record_untracked_message(root, record)
+    if unwritable is not None:
+        raise StetError(unwritable[1])
 
 
 def _record_skill_write(

@@ -288,9 +288,9 @@ def record_untracked_message(root: Path, record: Path) -> tuple[str, str] | None
         return None
     if tracks is None:
         return "index", (
-            f"the git index cannot be read here (a split index, say: git update-index "
-            f"--no-split-index), so whether git tracks {relative} cannot be told, and Stet "
-            "writes no record git may track; nothing was changed"
+            "the git index cannot be read here (a split or sparse index, say), so whether "
+            f"git tracks {relative} cannot be told, and Stet writes no record git may track; "
+            "nothing was changed"
         )
     return "tracked", (
         f"{relative} is tracked by git: Stet's records in .stet/cache are never committed, "

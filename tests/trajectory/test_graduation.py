@@ -1610,3 +1610,28 @@ def test_no_skill_is_staged_while_git_is_in_the_middle_of_an_operation(
     assert not (root / ".stet/skills").exists()
     graduate(sheet, convention.id, "trajectory")
     assert status(sheet, convention) == "graduated-trajectory"
+
+
+def test_a_skill_write_record_a_clone_commits_refuses_graduating_into_that_skill(
+    tmp_path: Path,
+) -> None:
+    """A repository can commit `.stet/cache/skills/<name>.staging`, the record a graduation
+    keeps while it writes the skill `<name>`: graduating into that skill overwrote the file,
+    then removed it. Git tracking it refuses the graduation before anything is written,
+    naming the file and how to untrack it; the entry stays open."""
+    from repos import hostile_clone
+
+    relative = ".stet/cache/skills/retry.staging"
+    planted = '{"garbage": 1}'
+    root = hostile_clone(tmp_path, {relative: planted, "README.md": "hi\n"})
+    sheet = StyleSheet(resolve_target(root))
+    entry = add(sheet, "Use the retry helper", "convention")
+    before = sheet.path.read_bytes()
+
+    with pytest.raises(StetError, match=rf"{re.escape(relative)} is tracked by git") as caught:
+        graduate(sheet, entry.id, "skill", skill_name="retry")
+    assert f"git rm --cached {relative}" in str(caught.value)
+    assert (root / relative).read_text() == planted
+    assert sheet.path.read_bytes() == before
+    assert not (root / ".stet/skills/retry").exists()
+    assert relative in pygit2.Repository(str(root)).index
