@@ -299,6 +299,13 @@ def record_untracked_message(root: Path, record: Path) -> tuple[str, str] | None
     )
 
 
+def record_tracked(root: Path, record: Path) -> bool:
+    """Whether git's index surely tracks `record` (`record_obeyed`'s other certainty)."""
+    from stet_lsp.core.gitindex import index_tracks
+
+    return index_tracks(root, record.relative_to(root).as_posix()) is True
+
+
 @contextmanager
 def working_held(folder: Folder, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[bool]:
     """The working trajectory's lock, waited for at most `timeout` seconds (0: tried once);
@@ -355,11 +362,24 @@ def settle(folder: Folder) -> None:
         from stet_lsp.trajectory.graduation import settle_skills
 
         settle_skills(folder.root)
-    if _regular(capstone_record(folder)) and record_obeyed(folder.root, capstone_record(folder)):
+    record = capstone_record(folder)
+    if _regular(record) and record_obeyed(folder.root, record):
         # Imported here: the capstone's module imports this one.
         from stet_lsp.trajectory.capstone import finish_stopped
 
         finish_stopped(folder)
+    elif _regular(record) and not record_tracked(folder.root, record):
+        # Maybe a capstone's stopped midway, maybe one that came with the repository: it
+        # cannot be finished or taken back, nor known for none of this clone's. Nothing may
+        # be written to the working trajectory meanwhile: a finish would archive it, with
+        # whatever was added since.
+        shown = record.relative_to(folder.root).as_posix()
+        raise StetError(
+            f"a capstone stopped midway ({shown}) cannot be finished yet: the git index "
+            "cannot be read here (a split or sparse index, say), so whether git tracks that "
+            "record cannot be told; try again once libgit2 can read the index (git "
+            "update-index --no-split-index)"
+        )
     sessions = folder.path / SESSIONS
     groups: dict[Path, dict[Path, Path]] = {}
     temporary: list[Path] = []

@@ -929,6 +929,38 @@ def test_an_import_while_a_killed_capstone_cannot_be_finished_is_refused(
     assert sessions_committed == {"00000002-1111-4222-8333-444455556666"}
 
 
+def test_a_writer_is_refused_while_whether_git_tracks_a_capstone_record_cannot_be_told(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """A capstone killed past its commit left its record; with a split index, which libgit2
+    cannot read, whether git tracks that record cannot be told, so it was not settled, and an
+    import went on into the working trajectory that commit holds: once the index could be
+    read, the finish archived the new session, never committed. A writer is refused while
+    so, saying why, and a reader reads; once the index can be read, the session is imported
+    into a new working trajectory and committed."""
+    target = import_work(root, tmp_path)
+    stopped_capstone(root, r"unlink index\.stet-\S+")
+    folder = working_folder(target).path
+    sessions = sorted((folder / "sessions").iterdir())
+    subprocess.run([GIT, "update-index", "--split-index"], cwd=root, check=True)
+
+    with pytest.raises(StetError, match=r"cannot be finished yet: the git index cannot be read"):
+        import_work(root, tmp_path, 2)
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+    assert code == 0, err
+
+    assert sorted((folder / "sessions").iterdir()) == sessions
+    subprocess.run([GIT, "update-index", "--no-split-index"], cwd=root, check=True)
+    import_work(root, tmp_path, 2)
+    result = capstone(target)
+    assert result.changed
+    events = blob_text(
+        repo, head_commit(repo), f".stet/trajectories/{result.trajectory}/events.jsonl"
+    )
+    sessions_committed = {json.loads(line)["session"] for line in events.splitlines()}
+    assert sessions_committed == {"00000002-1111-4222-8333-444455556666"}
+
+
 def test_a_capstone_killed_past_its_commit_is_finished_on_the_branch_renamed_since(
     repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
 ) -> None:
