@@ -303,13 +303,14 @@ def unchanged_since(path: Path, judged: os.stat_result) -> bool:
     )
 
 
-def move_aside(path: Path, root: Path, suffix: str) -> Path | None:
+def move_aside(path: Path, root: Path, suffix: str, name: str | None = None) -> Path | None:
     """Rename the regular file at `path` inside `root` to a new sibling
-    `.<name><suffix>-<random>`, never reading it; None when there is no file."""
+    `.<name><suffix>-<random>` (or `name`, chosen beforehand: `aside_name`), never reading
+    it; None when there is no file."""
     path = inside(root, path)
     if _regular_or_missing(path) is None:
         return None
-    aside = path.with_name(f".{path.name}{suffix}-{_random_suffix()}")
+    aside = path.with_name(name or f".{path.name}{suffix}-{_random_suffix()}")
     while os.path.lexists(aside):
         aside = path.with_name(f".{path.name}{suffix}-{_random_suffix()}")
     try:
@@ -319,6 +320,15 @@ def move_aside(path: Path, root: Path, suffix: str) -> Path | None:
     except OSError as error:
         raise _os_error(path, error) from None
     return aside
+
+
+def aside_name(path: Path, root: Path, suffix: str) -> str:
+    """A name `move_aside` can give the file at `path` inside `root`, one no sibling has."""
+    path = inside(root, path)
+    while True:
+        name = f".{path.name}{suffix}-{_random_suffix()}"
+        if not os.path.lexists(path.with_name(name)):
+            return name
 
 
 def keep_aside(path: Path, root: Path, suffix: str) -> Path | None:

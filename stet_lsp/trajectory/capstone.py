@@ -62,6 +62,7 @@ from stet_lsp.core.jsonread import object_or_none
 from stet_lsp.core.locking import file_lock, held
 from stet_lsp.core.safefs import (
     STET_GITIGNORE,
+    aside_name,
     atomic_write,
     inside,
     is_temporary,
@@ -1092,10 +1093,17 @@ def _apply(
     work_tree = dict(plan.files)
     work_tree |= {path: w.work_tree for path, w in plan.graduated.written.items() if w.work_tree}
     record = capstone_record(folder)
+    # The name each file it replaces is moved aside under, chosen now and recorded: the
+    # copies it makes are told from any other beside the file (one an earlier take-back left).
+    asides = {
+        path: aside_name(target.root / path, target.root, _WorkTreeWrite.ASIDE)
+        for path in work_tree
+        if os.path.lexists(inside(target.root, path))
+    }
     # Before the first write to the work tree: a capstone stopped from here on is finished
     # or taken back by the next command that takes the working trajectory's lock.
-    _write_record(target.root, record, plan, tree_id, staging, work_tree)
-    written = _WorkTreeWrite(target.root)
+    _write_record(target.root, record, plan, tree_id, staging, work_tree, asides)
+    written = _WorkTreeWrite(target.root, asides)
     try:
         written.write(work_tree)
         tell("committing")
@@ -1206,10 +1214,12 @@ def _write_record(
     tree: pygit2.Oid,
     staging: dict[str, _Staging],
     work_tree: dict[str, bytes],
+    asides: dict[str, str],
 ) -> None:
     """What `finish_stopped` needs to finish or take back this capstone: the commit it makes
     (its parent, its tree, the branch it moves), the files it writes to the work tree (each
-    one's blob, those of them that were there before, and the folders it creates for them),
+    one's blob, those of them that were there before with the name each is moved aside
+    under, and the folders it creates for them),
     the index entries it gives them, and the working feedback file it removes (with the
     SHA-256 of what it moved)."""
     import pygit2
@@ -1223,6 +1233,7 @@ def _write_record(
         "tree": str(tree),
         "written": {path: str(pygit2.hash(data)) for path, data in work_tree.items()},
         "existed": [path for path in work_tree if os.path.lexists(inside(root, path))],
+        "asides": asides,
         "created": _missing_folders(root, work_tree),
         "staging": {
             path: [str(staged.blob), int(staged.mode), staged.replaces and str(staged.replaces)]
@@ -1300,6 +1311,7 @@ class _Record:
     tree: str
     written: dict[str, str]
     existed: list[str] | None  # None: not recorded (a record written before it was)
+    asides: dict[str, str] | None  # what each is moved aside as; None: not recorded
     created: list[str]
     staging: dict[str, tuple[str, int, str | None]]
     feedback: str | None
@@ -1324,6 +1336,7 @@ def _read_record(root: Path, path: Path) -> _Record | None:
         fields.get("existed"),
     )
     feedback, feedback_sha256 = fields.get("feedback"), fields.get("feedback_sha256")
+    asides = fields.get("asides")
     if not (
         isinstance(trajectory, str)
         and _one_name(trajectory)
@@ -1337,6 +1350,13 @@ def _read_record(root: Path, path: Path) -> _Record | None:
             or (
                 isinstance(existed, list)
                 and all(isinstance(p, str) and p in written for p in existed)
+            )
+        )
+        and (
+            asides is None
+            or (
+                isinstance(asides, dict)
+                and all(p in written and _aside_of(p, name) for p, name in asides.items())
             )
         )
         and isinstance(created, list)
@@ -1357,11 +1377,18 @@ def _read_record(root: Path, path: Path) -> _Record | None:
         tree=fields["tree"],
         written=written,
         existed=existed,
+        asides=asides,
         created=created,
         staging={path: (blob, mode, replaces) for path, (blob, mode, replaces) in staging.items()},
         feedback=feedback,
         feedback_sha256=feedback_sha256,
     )
+
+
+def _aside_of(path: str, name: object) -> bool:
+    """Whether `name` is one the capstone moves the file at `path` aside as."""
+    pattern = rf"\.{re.escape(PurePosixPath(path).name)}{_WorkTreeWrite.ASIDE}-[0-9a-f]{{16}}"
+    return isinstance(name, str) and re.fullmatch(pattern, name) is not None
 
 
 def _object_id(value: object) -> bool:
@@ -1462,9 +1489,15 @@ def _stopped_commit(repository: pygit2.Repository, record: _Record) -> pygit2.Co
     return None
 
 
-def _asides(root: Path, path: str) -> list[Path]:
-    """What the capstone moved aside at `path` (`_WorkTreeWrite`)."""
+def _asides(root: Path, path: str, record: _Record) -> list[Path]:
+    """What the capstone moved aside at `path` (`_WorkTreeWrite`): the copy its record names,
+    when it is there; for a record that names none (one written before records did), every
+    copy beside the file."""
     full = inside(root, path)
+    if record.asides is not None:
+        name = record.asides.get(path)
+        aside = None if name is None else full.parent / name
+        return [aside] if aside is not None and os.path.lexists(aside) else []
     kept = re.compile(rf"\.{re.escape(full.name)}{_WorkTreeWrite.ASIDE}-[0-9a-f]{{16}}")
     try:
         names = os.listdir(full.parent)
@@ -1512,7 +1545,7 @@ def _take_back(repository: pygit2.Repository, root: Path, record: _Record) -> No
     existed = record.written.keys() if record.existed is None else set(record.existed)
     for path, blob in reversed(list(record.written.items())):
         full = inside(root, path)
-        asides = _asides(root, path)
+        asides = _asides(root, path, record)
         data = read_regular(full, root)
         held = None if data is None else str(pygit2.hash(data))
         ours = held == blob and not taken  # what the capstone wrote, still its own
@@ -1581,7 +1614,9 @@ def _finish(
 
     root = folder.root
     for path in record.written:
-        for aside in _asides(root, path):
+        # Its own copies alone: one an earlier take-back left may hold the user's only copy
+        # of an edit. A record that names none (written before records did) removes none.
+        for aside in _asides(root, path, record) if record.asides is not None else []:
             remove_regular(aside, root)
     head = repository.head.peel(pygit2.Commit) if not repository.head_is_unborn else None
     on_it = head is not None and (
@@ -1702,8 +1737,9 @@ class _WorkTreeWrite:
 
     ASIDE = ".stet-before-capstone"
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, asides: dict[str, str] | None = None) -> None:
         self.root = root
+        self.asides = asides or {}
         self.previous: list[tuple[Path, Path | None]] = []
         self.created: list[Path] = []
 
@@ -1715,7 +1751,7 @@ class _WorkTreeWrite:
                 if part not in self.created and not os.path.lexists(inside(self.root, part)):
                     self.created.append(part)
             make_dirs(self.root, folder)
-            aside = move_aside(self.root / path, self.root, self.ASIDE)
+            aside = move_aside(self.root / path, self.root, self.ASIDE, self.asides.get(path))
             self.previous.append((Path(path), aside))
             if aside is None:
                 atomic_write(self.root / path, data, self.root)

@@ -720,6 +720,36 @@ def test_a_file_edited_after_a_capstone_was_killed_keeps_the_edit(
 
 
 @POSIX
+@pytest.mark.skipif(GIT is None, reason="the file is restored with git")
+def test_finishing_a_capstone_keeps_the_copy_an_earlier_take_back_left(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """A capstone killed before its commit, taken back after the user restored the skill
+    from the index: the copy of what the skill held before (with an unstaged line, nowhere
+    else now) stays beside it. A later capstone killed past its commit was finished by
+    removing every copy beside the files it wrote, that one too: the line was lost. A
+    capstone's finish removes the copies it made alone."""
+    work_with_skill_and_verdict(root, tmp_path, stet)
+    skill = root / SKILL
+    skill.write_text(skill.read_text(encoding="utf-8") + "\nAn unstaged line.\n", encoding="utf-8")
+    before = skill.read_text(encoding="utf-8")
+    killed_in_pre_commit(repo, root)
+    subprocess.run([GIT, "restore", SKILL], cwd=root, check=True)
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+    assert code == 0, err
+    left = list(skill.parent.glob(".SKILL.md.stet-before-capstone-*"))
+    assert [copy.read_text(encoding="utf-8") for copy in left] == [before]
+
+    stopped_capstone(root, r"unlink index\.stet-\S+")
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+
+    assert code == 0, err
+    assert not list((root / ".stet/cache/trajectories").glob("*.capstone"))  # finished
+    assert list(skill.parent.glob(".SKILL.md.stet-before-capstone-*")) == left
+    assert left[0].read_text(encoding="utf-8") == before
+
+
+@POSIX
 @pytest.mark.skipif(GIT is None, reason="the commit is undone with git")
 @pytest.mark.parametrize("undo", [["reset", "--soft", "HEAD~1"], ["reset", "HEAD~1"]])
 def test_a_file_there_before_a_capstone_whose_commit_was_undone_is_never_removed(
