@@ -104,13 +104,11 @@ _EXTENDED_LENGTH = (
 
 
 def _mounted(slash: str, user: str) -> str:
-    """A Windows home folder where WSL (`/mnt/c/Users/<user>`, also `/mnt/c/users`), Cygwin
-    (`/cygdrive/c/Users/<user>`) or Git Bash and MSYS2 (`/c/Users/<user>`) mount its drive;
-    `slash` as the text writes it (`/`, `\\/`, `\\\\/`)."""
-    return (
-        rf"(?:{slash}(?:mnt|cygdrive){slash}[A-Za-z]{slash}[Uu]|{slash}[A-Za-z]{slash}U)"
-        rf"sers{slash}{user}"
-    )
+    """A Windows home folder where WSL (`/mnt/c/Users/<user>`), Cygwin
+    (`/cygdrive/c/Users/<user>`) or Git Bash and MSYS2 (`/c/Users/<user>`) mount its drive,
+    `users` in lower case too (the mounts read names whatever their case, and people type
+    them so); `slash` as the text writes it (`/`, `\\/`, `\\\\/`)."""
+    return rf"{slash}(?:(?:mnt|cygdrive){slash})?[A-Za-z]{slash}[Uu]sers{slash}{user}"
 
 
 _MOUNTED = "|".join(

@@ -503,6 +503,10 @@ def test_a_backslash_after_users_in_source_code_is_a_separator() -> None:
         ("/mnt/d/users/John Smith/proj", "~/proj"),
         ("/cygdrive/c/Users/bob/proj", "~/proj"),
         ("/c/Users/bob/proj", "~/proj"),
+        # Git Bash, MSYS2 and Cygwin read a name whatever its case, and people type it so.
+        ("/c/users/bob/proj", "~/proj"),
+        ("/d/users/John Smith/proj", "~/proj"),
+        ("/cygdrive/c/users/bob/proj", "~/proj"),
         ("file:///mnt/c/Users/bob/a.py", "file://~/a.py"),
     ],
 )
@@ -575,8 +579,7 @@ def test_a_home_on_a_vscode_remote_loses_its_user(uri: str, expected: str) -> No
         "/mnt/c/Users/Public/x",
         "/srv/mnt/c/Users/bob/x",
         "https://example.com/c/Users/bob",
-        # A lower-case `users` after a drive's letter alone reads as a web route as often.
-        "/c/users/bob/x",
+        "https://example.com/c/users/bob",
     ],
 )
 def test_a_share_or_mount_that_is_no_home_stays(path: str) -> None:
