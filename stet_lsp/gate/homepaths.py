@@ -103,12 +103,32 @@ _EXTENDED_LENGTH = (
 )
 
 
+# Git Bash's and MSYS2's mount of a drive is a bare letter, which a web route's first segment
+# may be too (`GET /r/Users/list`, `"/a/Users/settings"`): the letter is a disk's, never a
+# floppy drive's `a` or `b`, and it starts the path, at the start of the text, after a blank,
+# a JSON line break, a quote or backtick, `=`, `:`, `,`, `;`, `@`, `*`, `+` (a diff's added
+# line), `|`, `<`, `>`, a bracket that opens, or a URI's `://` with no host; so not after a
+# word, a host, a URL's authority or another folder (`/api/v1/r/Users/x`,
+# `https://host/r/Users/x`), nor after a variable (`${HOME}/c/Users/x`). A request's target,
+# after an HTTP method, is a route (`_REQUEST_TARGET`, tested where a mount's start is found).
+_DRIVE_MOUNT_START = (
+    r"""(?:(?<![^\s"'`=:,;@*+|<>(\[{])|(?<=\\[nrt])|(?<=://)|(?<=:\\/\\/)"""
+    r"|(?<=:\\\\/\\\\/))"
+)
+_DRIVE_MOUNT_LETTER = "[c-zC-Z]"
+_REQUEST_TARGET = re.compile(r"\b(?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)[ \t]+\Z")
+
+
 def _mounted(slash: str, user: str) -> str:
     """A Windows home folder where WSL (`/mnt/c/Users/<user>`), Cygwin
     (`/cygdrive/c/Users/<user>`) or Git Bash and MSYS2 (`/c/Users/<user>`) mount its drive,
     `users` in lower case too (the mounts read names whatever their case, and people type
     them so); `slash` as the text writes it (`/`, `\\/`, `\\\\/`)."""
-    return rf"{slash}(?:(?:mnt|cygdrive){slash})?[A-Za-z]{slash}[Uu]sers{slash}{user}"
+    return (
+        rf"(?:{slash}(?:mnt|cygdrive){slash}[A-Za-z]"
+        rf"|{_DRIVE_MOUNT_START}{slash}{_DRIVE_MOUNT_LETTER})"
+        rf"{slash}[Uu]sers{slash}{user}"
+    )
 
 
 _MOUNTED = "|".join(
@@ -194,7 +214,8 @@ def _climbs(text: str, slash: int) -> bool:
 
 def _mount_start(text: str, users: int) -> int | None:
     """Where a drive's mount point (`/mnt/c/`, `/cygdrive/c/`, `/c/`, its slashes escaped or
-    not) starts, when one comes right before the `Users` at `users`."""
+    not) starts, when one comes right before the `Users` at `users`; None for a bare letter
+    after an HTTP method, a request's target."""
     for slash in _SLASHES:
         width = len(slash)
         drive = users - width - 1
@@ -209,6 +230,8 @@ def _mount_start(text: str, users: int) -> int | None:
                 at = mount - len(root) - width
                 if at >= 0 and text.startswith(slash + root, at):
                     return at
+            if _REQUEST_TARGET.search(text, max(mount - 16, 0), mount):
+                return None
             return mount
     return None
 

@@ -531,6 +531,48 @@ def test_a_home_seen_through_a_share_or_a_mount_loses_its_user(path: str, expect
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("cd /d/Users/bob/src", "cd ~/src"),
+        ('"/c/Users/bob"', '"~"'),
+        ("'/c/Users/bob'", "'~'"),
+        ("`/c/Users/bob/x`", "`~/x`"),
+        ("PREFIX=/c/Users/bob", "PREFIX=~"),
+        ("PATH=/usr/bin:/c/Users/bob/bin", "PATH=/usr/bin:~/bin"),
+        ("sys.path[0:0] = ['/e/users/bob/lib']", "sys.path[0:0] = ['~/lib']"),
+        ("(/c/Users/bob) and >/c/Users/bob/log", "(~) and >~/log"),
+        ("curl -d @/c/Users/bob/body.json", "curl -d @~/body.json"),
+        ("x\n/c/Users/bob", "x\n~"),
+        ("/C/Users/bob/x", "~/x"),
+        # A route's first segment: a floppy drive's letter, after an HTTP method, after a
+        # word, a host, another folder or a variable.
+        ("GET /r/Users/list", "GET /r/Users/list"),
+        ("POST   /c/users/bob", "POST   /c/users/bob"),
+        ('"GET /r/Users/list HTTP/1.1" 200', '"GET /r/Users/list HTTP/1.1" 200'),
+        ('see "/a/Users/settings"', 'see "/a/Users/settings"'),
+        ("/b/Users/x", "/b/Users/x"),
+        ("/api/v1/r/Users/list", "/api/v1/r/Users/list"),
+        ("https://host/r/Users/x", "https://host/r/Users/x"),
+        ("http://localhost:8080/c/Users/bob", "http://localhost:8080/c/Users/bob"),
+        ("${HOME}/c/Users/bob", "${HOME}/c/Users/bob"),
+        ("%APPDATA%/c/Users/bob", "%APPDATA%/c/Users/bob"),
+        ("v1.2/c/Users/bob", "v1.2/c/Users/bob"),
+    ],
+)
+def test_a_git_bash_mount_starts_a_path_and_a_route_stays(text: str, expected: str) -> None:
+    """Git Bash and MSYS2 mount a drive at its letter, the first segment of an absolute path
+    (`/c/Users/<user>`), which a web route's first segment may be too (`GET /r/Users/list`):
+    the letter is a disk's (not `a` or `b`) and starts the path, not after an HTTP method, a
+    word, a host or another folder, in plain text, in JSON and with PHP's escaped slashes."""
+    assert redact_text(text, path="notes.txt").text == expected
+    record = json.dumps({"content": text}) + "\n"
+    result = redact_text(record, path="e.jsonl").text
+    assert json.loads(result) == {"content": expected}
+    escaped = record.replace("/", "\\/")
+    assert json.loads(redact_text(escaped, path="e.jsonl").text) == {"content": expected}
+
+
+@pytest.mark.parametrize(
     ("uri", "expected"),
     [
         ("vscode-remote://wsl%2Bubuntu/home/bob/p/a.py", "vscode-remote://wsl%2Bubuntu~/p/a.py"),
