@@ -661,20 +661,35 @@ _LEET_RUN = re.compile(r"[013457@$]+")
 _PASSWORD_WORDS = ("password", "passwd", "secret", "admin", "welcome", "letmein", "master")
 
 
+# A file's extension after a password written by hand (`hunter2.java`, `Summer2024.txt`): the
+# whole value is the password, read as a dotted name or a file's name otherwise. A key that
+# names a file holding one (`password_file`, `secret_path`) names no password
+# (`engine.is_metadata_key`), and a path (`./pw.txt`, `/etc/pw.txt`) or a word before the
+# extension (`config.yaml`) is no password written so.
+_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}\Z")
+
+
 def is_written_password(key: str, value: str) -> bool:
     """A short password a person chose, unquoted after a password's name (`password=hunter22`,
     `PASSWORD: correcthorse1`, `DB_PASS=Summer2024!`, `password=p4ssw0rd`), which no test of
     randomness takes: a word then digits or symbols, or a word written with digits for its
-    letters; neither a placeholder, a reference, nor code's name."""
-    if _PASSWORD_NAME.search(key) is None or len(value) < 6:
+    letters, perhaps with a file's extension after it (`password=hunter2.java`); neither a
+    placeholder, a reference, nor code's name."""
+    if _PASSWORD_NAME.search(key) is None:
         return False
-    written = _WRITTEN_PASSWORD.fullmatch(value)
+    extension = _EXTENSION.search(value)
+    written_part = value if extension is None else value[: extension.start()]
+    if len(written_part) < 6:
+        return False
+    written = _WRITTEN_PASSWORD.fullmatch(written_part)
     if written is None:
-        if not _is_leet_word(value):
+        if not _is_leet_word(written_part):
             return False
     elif written["word"].lower() in _ALGORITHM_WORDS:
         return False
-    return looks_like_env_literal(value) and not is_placeholder(value.rstrip("0123456789"))
+    return looks_like_env_literal(written_part) and not is_placeholder(
+        written_part.rstrip("0123456789")
+    )
 
 
 def _is_leet_word(value: str) -> bool:

@@ -93,6 +93,10 @@ _MEMBER_BEFORE = re.compile(
     r"(?:^|[\r\n\"]|\\[nr])[ \t]{0,40}(?:[A-Za-z_$][\w$]{0,40}[ \t]{1,4}){0,3}\Z"
 )
 _TYPE_SYNTAX = re.compile(r"[<\[.|&?]")
+# Letters and digits before a file's extension (`hunter2.java`, `Summer2024.txt`,
+# `p4ssw0rd.txt`) are a value (a password, a file's name) written at a YAML key's line end,
+# not a member's dotted type.
+_DIGITS_BEFORE_EXTENSION = re.compile(r"[A-Za-z0-9$]*[0-9][A-Za-z0-9$]*\.[a-z][a-z0-9]{0,4}")
 # A type alias (`type ColonToken = PunctuationToken<SyntaxKind.ColonToken>;`).
 _TYPE_ALIAS = re.compile(r"(?:^|[^\w$]|\\[nrt])type[ \t]{1,4}\Z")
 _ALIAS_EQUALS = re.compile(r"[ \t]{0,4}=[ \t]{0,4}")
@@ -166,7 +170,10 @@ def annotates_a_type(text: str, key_start: int, key_end: int, start: int) -> boo
     if _CODE_AFTER_TYPE.match(text, end) is None:
         if _LINE_END.match(text, end) is None:
             return False
-        if member and _TYPE_SYNTAX.search(text, start, end) is None:
+        if member and (
+            _TYPE_SYNTAX.search(text, start, end) is None
+            or _DIGITS_BEFORE_EXTENSION.fullmatch(text, start, end) is not None
+        ):
             return False  # a YAML key's plain value: `token: WinterIsComing99`
     return reads_as_written(text[start:end])
 

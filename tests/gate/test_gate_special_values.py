@@ -894,6 +894,12 @@ def test_markup_after_a_password_is_no_value(line: str) -> None:
         ("password=s3cret\n", "s3cret"),
         ("PASSWORD: passw0rd\n", "passw0rd"),
         ("admin_password: adm1n123\n", "adm1n123"),
+        # A file's extension after it is the password's too, read as a name or a type else.
+        ("Password: hunter2.java\n", "hunter2.java"),
+        ("password=hunter2.java\n", "hunter2.java"),
+        ("db:\n  password: Summer2024.txt\n", "Summer2024"),
+        ("password=p4ssw0rd.txt\n", "p4ssw0rd.txt"),
+        ("password: p4ssw0rd.txt\n", "p4ssw0rd.txt"),
     ],
 )
 @pytest.mark.parametrize("path", ["notes.md", "config.yaml", "events.jsonl"])
@@ -945,6 +951,17 @@ def test_a_written_password_after_a_passwords_name_is_redacted(
         "password_ssh=x11forward\n",
         "password_model: claude3opus\n",
         "password_host=m1chip\n",
+        # A file that holds the password, named as such or by its path; a word before an
+        # extension; a test runner's result.
+        "password_file: secrets2.txt\n",
+        "passwordFile: hunter2.txt\n",
+        "--password-file=pw2024.txt\n",
+        "secret_path: hunter2.txt\n",
+        "password: ./pw.txt\n",
+        "password: /etc/pw2024.txt\n",
+        "password: config.yaml\n",
+        "password=hunter.java\n",
+        "PASS: Parser2.java\n",
     ],
 )
 def test_a_passwords_name_before_code_a_setting_or_a_placeholder_keeps_it(text: str) -> None:
