@@ -123,11 +123,12 @@ def _mounted(slash: str, user: str) -> str:
     """A Windows home folder where WSL (`/mnt/c/Users/<user>`), Cygwin
     (`/cygdrive/c/Users/<user>`) or Git Bash and MSYS2 (`/c/Users/<user>`) mount its drive,
     `users` in lower case too (the mounts read names whatever their case, and people type
-    them so); `slash` as the text writes it (`/`, `\\/`, `\\\\/`)."""
+    them so), though after a bare letter only on `c`: a web route's `/d/users/7` keeps its
+    text; `slash` as the text writes it (`/`, `\\/`, `\\\\/`)."""
     return (
-        rf"(?:{slash}(?:mnt|cygdrive){slash}[A-Za-z]"
-        rf"|{_DRIVE_MOUNT_START}{slash}{_DRIVE_MOUNT_LETTER})"
-        rf"{slash}[Uu]sers{slash}{user}"
+        rf"(?:{slash}(?:mnt|cygdrive){slash}[A-Za-z]{slash}[Uu]"
+        rf"|{_DRIVE_MOUNT_START}{slash}(?:{_DRIVE_MOUNT_LETTER}{slash}U|[cC]{slash}u))"
+        rf"sers{slash}{user}"
     )
 
 
