@@ -109,12 +109,19 @@ _SHOWN_COMMAND = 2048
 
 
 def printed_secrets(
-    command: str, output: str, config: GateConfig, *, succeeded: bool = True
+    command: str,
+    output: str,
+    config: GateConfig,
+    *,
+    succeeded: bool = True,
+    harness_blank_lines: int = 0,
 ) -> tuple[str, list[Finding]] | None:
     """The text a terminal would show (each printing command, then the line of the output
     it printed, or each it may have) and the secrets found in it as what `command` printed;
     None when there are none. The lines are counted from the output's start and, when the
-    call `succeeded`, from its end too."""
+    call `succeeded`, from its end too. The first `harness_blank_lines` blank lines of the
+    output are known to be the harness's, which it puts before every output: no command
+    printed them."""
     # The rules' modules load each other (rules.py first): through `scan`, loaded above.
     from stet_lsp.gate.rules_generic import PRINTED_SECRET, PRINTING_COMMANDS
 
@@ -133,7 +140,9 @@ def printed_secrets(
     parts = _commands(command)
     count = output.count("\n") + (output[-1:] not in ("", "\n"))
     kinds = _Kinds(parts, succeeded, count)
-    pairs = _pairs(kinds, lines, head, end, trailing, succeeded=succeeded)
+    pairs = _pairs(
+        kinds, lines, head, end, trailing, succeeded=succeeded, harness=harness_blank_lines
+    )
     failed = _failed_read(kinds, lines[head].rstrip("\r") if head < end else "")
     if failed is not None:
         # An `op read` whose error the output starts with printed no value: a line paired
@@ -142,7 +151,9 @@ def printed_secrets(
         # the other printing commands are paired again with it printing none.
         again = _Kinds(parts, succeeded, count, failed=failed)
         pairs = {pair: sure and pair[0][0] != failed for pair, sure in pairs.items()}
-        for pair, sure in _pairs(again, lines, head, end, trailing, succeeded=succeeded).items():
+        for pair, sure in _pairs(
+            again, lines, head, end, trailing, succeeded=succeeded, harness=harness_blank_lines
+        ).items():
             pairs[pair] = pairs.get(pair, False) or sure
         kinds.printing_command.update(again.printing_command)
         kinds.endings.update(again.endings)
@@ -185,13 +196,30 @@ def printed_secrets(
 
 
 def _pairs(
-    kinds: _Kinds, lines: list[str], head: int, end: int, trailing: int, *, succeeded: bool
+    kinds: _Kinds,
+    lines: list[str],
+    head: int,
+    end: int,
+    trailing: int,
+    *,
+    succeeded: bool,
+    harness: int,
 ) -> dict[tuple[tuple[int, int], int], bool]:
     """Each printing command (its place, and the line of its own it prints) with each line
     of the output from `head` to `end` it may have printed, and whether that line is surely
-    its (not when another command may have printed it: see `_paired`)."""
+    its (not when another command may have printed it: see `_paired`). Of the `head` blank
+    lines before them, the first `harness` are the harness's."""
     pairs: dict[tuple[tuple[int, int], int], bool] = {}
-    forwards = _paired(kinds, range(len(kinds)), end - head, head, from_start=True)
+    blank = max(0, head - harness)
+    forwards = _paired(kinds, range(len(kinds)), end - head, blank, from_start=True)
+    if blank and not harness:
+        # A blank line no echo printed is the value, empty, or one a harness put before
+        # the output (not known here): read as the harness's, the lines after it are the
+        # values', none surely (`op read …; ls` printed `\nsetup-Config2024.yaml\n…`,
+        # an empty value, or the value after the harness's blank line).
+        forwards += _paired(
+            kinds, range(len(kinds)), end - head, blank, from_start=True, harness_blank=True
+        )
     for (printed, line), sure in forwards:
         pairs[printed, head + line] = pairs.get((printed, head + line), False) or sure
     # Counted from the end: what the last printing commands printed ends the output when
@@ -503,17 +531,26 @@ def _failed_read(kinds: _Kinds, first: str) -> int | None:
 
 
 def _paired(
-    kinds: _Kinds, order: Iterable[int], count: int, blank: int, *, from_start: bool
+    kinds: _Kinds,
+    order: Iterable[int],
+    count: int,
+    blank: int,
+    *,
+    from_start: bool,
+    harness_blank: bool = False,
 ) -> list[tuple[tuple[tuple[int, int], int], bool]]:
     """Each printing command (its place in `kinds`, and the line of its own it prints) with
     each of the `count` lines that hold anything it may have printed (their place), the
     commands running in the `order` given (`from_start`, or from the end) and printing the
     lines in that order, after `blank` lines an `echo` may have printed; and whether no other
-    command may have printed that line."""
+    command may have printed that line. A blank line no echo printed is the value the first
+    printing command printed, empty; or, when `harness_blank`, one the harness put before
+    the output, and then no line is surely a printing command's."""
     pairs: list[tuple[tuple[int, int], int]] = []
     # The lines the commands so far printed: the echoes' that surely did, those that may
     # have, and the printing commands'; and the lines paired already.
     echoed = maybe = paired = taken = 0
+    harnessed = False  # blank lines read as the harness's
     unended = False  # a value with no line end printed: what prints next continues its line
     for at in order:
         kind = kinds[at]
@@ -525,7 +562,9 @@ def _paired(
             break
         if kind in (_VALUE, _MAYBE_VALUE, _UNENDED_VALUE):
             if paired == 0 and blank > echoed + maybe:
-                break  # a blank line no echo printed: the value this one printed is blank
+                if not harness_blank:
+                    break  # a blank line no echo printed: the value this one printed is blank
+                blank, harnessed = echoed + maybe, True
             if kind == _UNENDED_VALUE and not from_start and echoed + maybe + paired:
                 break  # its value begins the line a command after it printed
             # Each printing command prints its value on a line of its own, in order: each
@@ -546,7 +585,9 @@ def _paired(
             if first != echoed + maybe + paired or first + width > count:
                 break
             if paired == 0 and blank > echoed + maybe:
-                break
+                if not harness_blank:
+                    break
+                blank, harnessed = echoed + maybe, True
             if kind == _SOME_VALUES and not kinds.told(at):
                 break
             printed = range(width) if from_start else reversed(range(width))
@@ -564,13 +605,15 @@ def _paired(
         elif kind != _NOTHING:
             break  # what this one printed, if anything, stands between the lines and theirs
     else:
-        return [(pair, True) for pair in pairs]
+        return [(pair, not harnessed) for pair in pairs]
     # A line from `first` on may be one the command the pairing stopped at printed (`test -f
     # x || echo missing; op read …; ls`: the second line is the value or what `ls` printed):
     # only the lines before it are known; those after it are still the printing commands'
     # when that command prints lines of its own, which a generated value is not
     # (`printenv X; ls`: the first line is the value, or what `ls` printed).
-    return [(pair, pair[1] < first) for pair in pairs if pair[1] < first or printing]
+    return [
+        (pair, pair[1] < first and not harnessed) for pair in pairs if pair[1] < first or printing
+    ]
 
 
 def _commands(command: str) -> list[str]:

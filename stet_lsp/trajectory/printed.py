@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 # 0` or `Chunk ID: …`, `Wall time: …`, `Process exited with code 0`, then `Output:` on a line
 # of its own; Gemini CLI and Qwen Code: `Command: …`, `Directory: …`, then `Output: …`).
 _HEADER = re.compile(r"(?:[A-Z][^\n]{0,200}\n){0,8}?Output:(?:\n| )")
+# A command that may print a blank line of its own: an `echo` or a `printf`.
+_ECHO = re.compile(r"(?<![\w.-])(?:echo|printf)(?![\w.-])")
 # The status lines Gemini CLI and Qwen Code write after it (`Error: (none)`, `Exit Code: 0`,
 # `Signal: (none)`, `Background PIDs: (none)`, `Process Group PGID: 12`): the output's last
 # line is what the command printed last.
@@ -35,19 +37,47 @@ def secrets_calls_printed(
     from stet_lsp.gate.printed import printed_secrets
 
     commands: dict[str, str] = {}
-    known: list[tuple[str, list[Finding]]] = []
+    calls: list[tuple[str, str, bool]] = []  # each call's command, what it printed, success
     for event in events:
         if isinstance(event, ToolCall):
             command = _command(event.input)
             if command:
                 commands[event.call_id] = command
         elif isinstance(event, ToolResult) and event.call_id in commands:
-            found = printed_secrets(
-                commands[event.call_id], _printed(event.output), config, succeeded=event.ok
-            )
-            if found is not None:
-                known.append(found)
+            calls.append((commands[event.call_id], _printed(event.output), event.ok))
+    blank = _harness_blank_lines(calls)
+    known: list[tuple[str, list[Finding]]] = []
+    for command, output, ok in calls:
+        found = printed_secrets(command, output, config, succeeded=ok, harness_blank_lines=blank)
+        if found is not None:
+            known.append(found)
     return known
+
+
+def _harness_blank_lines(calls: list[tuple[str, str, bool]]) -> int:
+    """How many blank lines the harness puts before every command's output (some start
+    each with one): as many as each output starts with, of two commands or more that print
+    no value and no echo's line (`ls`, `git status`), when every such output that holds
+    anything starts with some; else none."""
+    from stet_lsp.gate.rules_generic import PRINTING_COMMANDS
+
+    counts = [
+        _leading_blank_lines(output)
+        for command, output, _ in calls
+        if output.strip()
+        and not any(anchor in command for anchor in PRINTING_COMMANDS)
+        and _ECHO.search(command) is None
+    ]
+    return min(counts) if len(counts) >= 2 else 0
+
+
+def _leading_blank_lines(output: str) -> int:
+    """How many lines with nothing on them (a `\r` at most) the output starts with."""
+    lines = output.split("\n")
+    count = 0
+    while count < len(lines) - 1 and not lines[count].strip("\r"):
+        count += 1
+    return count
 
 
 def _command(tool_input: dict[str, Any]) -> str | None:

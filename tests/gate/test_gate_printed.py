@@ -13,11 +13,18 @@ from stet_lsp.gate.printed import printed_secrets
 
 
 def printed_values(
-    command: str, output: str, config: GateConfig, *, succeeded: bool = True
+    command: str,
+    output: str,
+    config: GateConfig,
+    *,
+    succeeded: bool = True,
+    harness_blank_lines: int = 0,
 ) -> list[str]:
     """The values `printed_secrets` finds, as they stand in the text it shows (none when it
     finds none)."""
-    found = printed_secrets(command, output, config, succeeded=succeeded)
+    found = printed_secrets(
+        command, output, config, succeeded=succeeded, harness_blank_lines=harness_blank_lines
+    )
     if found is None:
         return []
     text, findings = found
@@ -767,6 +774,49 @@ def test_a_print_whose_errors_alone_go_elsewhere_still_prints_its_value(command:
     """`2>/dev/null` sends a command's errors away, not what it prints: any `>` was read as
     its output sent to a file, and the value was left in clear."""
     assert printed_values(command, "Hq7L!mP2xW\n", GateConfig()) == ["Hq7L!mP2xW"]
+
+
+@pytest.mark.parametrize(
+    ("command", "values"),
+    [
+        ("op read op://v/i/p; ls", ["hunter2Summer"]),
+        ('echo "$DB_PASSWORD"; ls', ["hunter2Summer"]),
+        ('echo "$DB_PASSWORD" 2>/dev/null; git status --short', ["hunter2Summer"]),
+        ("op read op://v/i/p 2>&1; ls", ["hunter2Summer"]),
+        ("cd app && printenv DB_PASSWORD 2>/dev/null && ls", ["hunter2Summer"]),
+        ('printf \'%s\\n\' "$DB_PASSWORD" "$API_TOKEN"; ls', ["hunter2Summer", "Sunny-Day-42"]),
+    ],
+)
+def test_the_blank_line_a_harness_put_before_the_output_is_no_value(
+    command: str, values: list[str]
+) -> None:
+    """A harness that starts every output with a blank line (told by the session): the value
+    after it is the printing command's, though it reads as written."""
+    output = "\n" + "\n".join(values) + "\nMakefile\n"
+    assert printed_values(command, output, GateConfig(), harness_blank_lines=1) == values
+    # not known to be the harness's, the blank line may be the empty value, and the line
+    # after it what `ls` printed: taken only when it reads as generated
+    assert printed_values(command, output, GateConfig()) == []
+    generated = output.replace("hunter2Summer", "Xk9mQ2vLp8rT4wZ")
+    assert printed_values(command, generated, GateConfig())[:1] == ["Xk9mQ2vLp8rT4wZ"]
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        # past the harness's blank line, a blank one no echo printed is the empty value's
+        ("op read op://v/i/p; ls", "\n\nsetup-Config2024.yaml\nMakefile\n"),
+        # an echo's blank line, then the harness's: the line after is the value
+        ("echo; op read op://v/i/p; ls", "\n\nhunter2Summer\nMakefile\n"),
+        # the output starts with no blank line: nothing of it is the harness's
+        ("op read op://v/i/p; ls", "hunter2Summer\nMakefile\n"),
+    ],
+)
+def test_the_lines_after_the_harness_s_blank_line_are_paired_as_ever(
+    command: str, output: str
+) -> None:
+    values = printed_values(command, output, GateConfig(), harness_blank_lines=1)
+    assert values == (["hunter2Summer"] if "hunter2Summer" in output else [])
 
 
 @pytest.mark.parametrize(

@@ -1405,6 +1405,79 @@ def test_a_line_no_printing_command_surely_printed_stays(
     assert meta_of(root)["redaction"] == {}
 
 
+def harness_blank_session(root: Path, tmp_path: Path, command: str, output: str) -> Path:
+    """A session whose harness starts every command's output with a blank line: `command`
+    printed `output`, after two commands that print no value (`git status`, `ls`)."""
+    session = Claude(SESSION_A, root).user("Connect to the database.")
+    session.tool("toolu_1", "Bash", {"command": "git status"}, "\nOn branch main\n")
+    session.tool("toolu_2", "Bash", {"command": "ls"}, "\nMakefile\nsrc\n")
+    session.tool("toolu_3", "Bash", {"command": command}, f"\n{output}")
+    session.say("hunter2Summer, setup-Config2024.yaml and Makefile are there.")
+    return session.save(tmp_path / f"{SESSION_A}.jsonl")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "op read op://Private/db/password; ls",
+        'echo "$DB_PASSWORD" 2>/dev/null; ls',
+        "op read op://Private/db/password 2>&1; git status --short",
+    ],
+)
+def test_a_value_after_the_blank_line_a_harness_puts_before_each_output_is_redacted(
+    stet: Callable[..., tuple[int, str, str]], root: Path, tmp_path: Path, command: str
+) -> None:
+    """Every output of the session starts with a blank line no command printed: the
+    harness's. The value after it is the printing command's, though it reads as written,
+    and is redacted in the events and the narration; what `ls` printed after it stays."""
+    source = harness_blank_session(root, tmp_path, command, "hunter2Summer\nMakefile\n")
+    code, _, err = stet("trajectory", "import", str(source), "-C", str(root))
+    assert (code, err) == (0, "")
+
+    folder = working_folder(target_of(root)).path
+    for name in ("events.jsonl", "narration.md"):
+        text = (folder / name).read_text(encoding="utf-8")
+        assert "hunter2Summer" not in text, name
+        assert "[REDACTED:printed-secret#1]" in text, name
+    results = of(events_of(root), ToolResult)
+    assert results[2].output == "\n[REDACTED:printed-secret#1]\nMakefile\n"
+    assert meta_of(root)["redaction"] == {"printed-secret": 2}
+
+
+@pytest.mark.parametrize(
+    ("outputs", "command", "output"),
+    [
+        # the other outputs start with no blank line: the blank line is the empty value's
+        (("On branch main\n", "Makefile\n"), "op read op://Private/db/password; ls", ""),
+        # one other output alone tells nothing of the harness
+        (("\nOn branch main\n",), "op read op://Private/db/password; ls", ""),
+        # the harness's blank line, then the empty value's
+        (("\nOn branch main\n", "\nMakefile\n"), "op read op://Private/db/password; ls", "\n"),
+    ],
+)
+def test_a_blank_line_no_harness_is_known_to_put_there_is_the_empty_value(
+    stet: Callable[..., tuple[int, str, str]],
+    root: Path,
+    tmp_path: Path,
+    outputs: tuple[str, ...],
+    command: str,
+    output: str,
+) -> None:
+    """The line after a blank one no echo printed is what `ls` printed, unless the session
+    shows that its harness puts that blank line before every output."""
+    session = Claude(SESSION_A, root).user("Connect to the database.")
+    for number, other in enumerate(outputs):
+        session.tool(f"toolu_{number}", "Bash", {"command": "git status"}, other)
+    printed = f"\n{output}setup-Config2024.yaml\nMakefile\n"
+    session.tool("toolu_9", "Bash", {"command": command}, printed)
+    source = session.save(tmp_path / f"{SESSION_A}.jsonl")
+    code, _, err = stet("trajectory", "import", str(source), "-C", str(root))
+    assert (code, err) == (0, "")
+
+    assert of(events_of(root), ToolResult)[-1].output == printed
+    assert meta_of(root)["redaction"] == {}
+
+
 def test_a_long_session_is_gated_in_chunks_as_if_whole(root: Path, tmp_path: Path) -> None:
     """A session of megabytes is stored through the gate a chunk at a time (on two cores
     where it can): one value keeps one marker across chunks, another takes the next
