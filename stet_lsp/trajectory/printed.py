@@ -18,6 +18,13 @@ if TYPE_CHECKING:
 # 0` or `Chunk ID: …`, `Wall time: …`, `Process exited with code 0`, then `Output:` on a line
 # of its own; Gemini CLI and Qwen Code: `Command: …`, `Directory: …`, then `Output: …`).
 _HEADER = re.compile(r"(?:[A-Z][^\n]{0,200}\n){0,8}?Output:(?:\n| )")
+# What Codex writes before an output it cut short, after its header or as the output's start
+# (`Total output lines: 900`, then a blank line, perhaps after a `Warning: truncated output
+# (original token count: …)` line): the command's first line comes after the blank one.
+_TRUNCATED = re.compile(
+    r"(?:Warning: truncated output \(original token count: [0-9]{1,12}\)\n)?"
+    r"Total output lines: [0-9]{1,12}\n\n"
+)
 # A command that may print a blank line of its own: an `echo` or a `printf`.
 _ECHO = re.compile(r"(?<![\w.-])(?:echo|printf)(?![\w.-])")
 # The status lines Gemini CLI and Qwen Code write after it (`Error: (none)`, `Exit Code: 0`,
@@ -89,10 +96,13 @@ def _command(tool_input: dict[str, Any]) -> str | None:
 
 
 def _printed(output: str) -> str:
-    """What the command printed: the output after its harness's header, when it has one,
-    and before the status lines after it."""
+    """What the command printed: the output after its harness's header and its note of a
+    cut, when it has them, and before the status lines after the header."""
     header = _HEADER.match(output, 0, 2000)
+    start = 0 if header is None else header.end()
+    if truncated := _TRUNCATED.match(output, start):
+        start = truncated.end()
     if header is None:
-        return output
-    status = _STATUS.search(output, max(header.end(), len(output) - 1000))
-    return output[header.end() : len(output) if status is None else status.start() + 1]
+        return output[start:]
+    status = _STATUS.search(output, max(start, len(output) - 1000))
+    return output[start : len(output) if status is None else status.start() + 1]

@@ -1216,6 +1216,32 @@ def test_what_a_command_printed_as_a_secret_is_redacted_though_its_call_is_apart
 
 
 @pytest.mark.parametrize(
+    "header",
+    [
+        "Total output lines: 900\n\n",
+        "Warning: truncated output (original token count: 5120)\nTotal output lines: 900\n\n",
+        "Exit code: 0\nWall time: 0.4 seconds\nOutput:\nTotal output lines: 900\n\n",
+    ],
+)
+def test_a_value_printed_first_in_an_output_codex_cut_short_is_redacted(
+    root: Path, tmp_path: Path, header: str
+) -> None:
+    """Codex writes a cut output's line count, then a blank line, before what the command
+    printed: the value on the line after them is the printing command's, the count stays."""
+    value = "hunter2Summer"
+    output = f"{header}{value}\n" + "".join(f"build step {n}\n" for n in range(40))
+    session = Claude(SESSION_A, root).user("Build it.")
+    command = "op read op://Private/db/password; cat build.log"
+    session.tool("toolu_1", "Bash", {"command": command}, output)
+    import_transcript(target_of(root), session.save(tmp_path / f"{SESSION_A}.jsonl"))
+
+    for name, data in stet_files(root).items():
+        assert value.encode() not in data, name
+    (result,) = of(events_of(root), ToolResult)
+    assert "Total output lines: 900\n\n[REDACTED:printed-secret#1]\nbuild step 0\n" in result.output
+
+
+@pytest.mark.parametrize(
     "command",
     [
         "op read op://Private/db/password\nop read op://Private/api/credential",
