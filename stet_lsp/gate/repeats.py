@@ -101,6 +101,10 @@ class Repeats:
                 self._origins.setdefault(value, _span_of(finding))
                 self._automaton = None
 
+    def values(self) -> list[tuple[str, str]]:
+        """(rule, value) of each value remembered, as the text it was found in writes it."""
+        return [(origin.rule, value) for value, origin in self._origins.items()]
+
     def in_json(self) -> Repeats:
         """The same values, looked for in JSON text: each also as a JSON string writes it
         (`"` and `\\` escaped), under the same marker."""

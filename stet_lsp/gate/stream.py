@@ -188,6 +188,7 @@ def redact_blocks(
     parallel: bool = False,
     known: Sequence[tuple[str, list[Finding]]] = (),
     earlier: Earlier | None = None,
+    redacted: list[tuple[str, str]] | None = None,
 ) -> RedactionReport:
     """Write the redacted text, chunk by chunk, once every chunk is scanned: a value found
     in a later chunk is a secret in an earlier one too (`repeats`). `blocks` is read twice (a
@@ -198,7 +199,8 @@ def redact_blocks(
     `earlier`: given the text as the gate reads it, before any marker (each chunk, in order;
     `blocks` read once more), the values an earlier redaction of the same content held
     redacted, each redacted wherever it stands, under its earlier marker where it is free,
-    but for a value found now, whole or within a value found now."""
+    but for a value found now, whole or within a value found now. `redacted` gains (rule,
+    value as the text writes it) of each value redacted wherever it stands in the text."""
     findings: list[Finding] = []
     homes = 0
     repeats = Repeats(is_json_path(path))
@@ -233,7 +235,7 @@ def redact_blocks(
                 # Found now, whole or within a value found now (the first line of a key read
                 # between two markers): redacted as it is found, and no value of its own.
                 continue
-            found = [Finding(rule, 0, 0, 0, len(value), "…", 0, len(value))]
+            found = known_value(rule, value)
             repeats.add_known(value, found)
             numbering.know(value, found)
             numbering.keep(rule, value, number)
@@ -244,7 +246,14 @@ def redact_blocks(
         write(result.text)
         findings += read.findings + read.shifted(extra)
         homes += result.report.tallies.get(HOME_PATH_RULE, 0)
+    if redacted is not None:
+        redacted += repeats.values()
     return RedactionReport.from_findings(findings, path, {HOME_PATH_RULE: homes})
+
+
+def known_value(rule: str, value: str) -> list[Finding]:
+    """A value known from elsewhere, as a rule's finding of it: its whole text."""
+    return [Finding(rule, 0, 0, 0, len(value), "…", 0, len(value))]
 
 
 Earlier = Callable[[Iterator[str]], Iterable[tuple[str, int, str]]]
@@ -338,6 +347,7 @@ def redact_runs(
     *,
     parallel: bool = False,
     carried: Carried | None = None,
+    known: Sequence[tuple[str, list[Finding]]] = (),
 ) -> Generator[str, None, None]:
     """The redacted text of each run of a document's parts, in order. `render` makes a run's
     text, and must make the same of it in every process: with `parallel`, a helper process
@@ -346,7 +356,8 @@ def redact_runs(
     `used`: the highest marker number of each rule the document may hold already
     (`used_numbers`), so that no marker is reused. A value found in a run is redacted
     wherever it stands again in that run and the runs after it (`repeats`); runs already
-    given out are not changed. `carried` keeps what was found, and its markers."""
+    given out are not changed. `carried` keeps what was found, and its markers. `known`: as
+    `redact_blocks`'s, values redacted wherever they stand in every run."""
     as_json = is_json_path(path)
 
     def work(run: Run) -> tuple[str, list[Finding]]:
@@ -357,6 +368,9 @@ def redact_runs(
         preload(config)
     numbering = Numbering(used)
     repeats = Repeats(as_json)
+    for text, found in known:
+        repeats.add_known(text, found)
+        numbering.know(text, found)
     if carried is not None:
         carried.values, carried.numbering = repeats, numbering
     for _, (text, findings) in chunk_results(lambda: runs, work, parallel=parallel):

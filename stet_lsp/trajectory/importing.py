@@ -6,6 +6,10 @@ byte, before anything is written, even to the cache) â†’ `sessions/<n>.jsonl` â†
 Importing the same session again with the same source bytes changes nothing (unless the
 gate's configuration changed since: then it is gated again).
 
+What a session's gate redacted wherever it stands is redacted in the trajectory's other
+sessions as it is composed (`compose`'s `redacted`): they may show bare a value only its
+context gave away.
+
 The gate runs with the repository's configuration (`stet_lsp.gate.load_config`: the reviewed
 allowlist and `.stet/gate.toml`), or the one a front end passes (which adds its own settings
 to the repository's).
@@ -27,7 +31,7 @@ import posixpath
 import re
 import stat
 from collections import Counter
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -221,12 +225,24 @@ def _import(
         held = _held_in_committed(target, parsed, part, committed, config)
         del committed
         continues = part.trajectories if part is not None else ()
+        redacted: list[tuple[str, str]] = []
         with _stored_until_composed(target, folder, stem):
             record = _store_session(
-                target, folder, stem, parsed, sources, digest, config, continues, record, held
+                target,
+                folder,
+                stem,
+                parsed,
+                sources,
+                digest,
+                config,
+                continues,
+                record,
+                held,
+                redacted,
             )
             tell("composing")
-            compose(target, folder, config)
+            compose(target, folder, config, redacted)
+            del redacted
     return _result(folder, parsed, record, changed=True, outside=outside)
 
 
@@ -341,15 +357,24 @@ def _write_record(target: Target, path: Path, record: dict[str, Any]) -> None:
     atomic_write(path, record_text.encode("utf-8"), target.root)
 
 
-def compose(target: Target, folder: Folder, gate_config: GateConfig | None = None) -> None:
+def compose(
+    target: Target,
+    folder: Folder,
+    gate_config: GateConfig | None = None,
+    redacted: Iterable[tuple[str, str]] = (),
+) -> None:
     """events.jsonl, meta.json and narration.md from every session of the working folder (the
     imported ones and graduation's), in the order the sessions started (their records'
     `first_time`); steps are numbered from 1 across them. The narration passes the gate
-    (`gate_config`, else the repository's). When a write fails, the files written before it
-    are put back as they were. Call it holding the working trajectory's lock
-    (`store.working_lock`: what a writer killed midway left is settled first)."""
+    (`gate_config`, else the repository's). `redacted`: (rule, value as JSON text writes it)
+    of each value a session stored now had redacted wherever it stands (`redact_blocks`),
+    redacted in the narration, the events and every stored session as the narration's
+    findings are: another session may show bare a value only that one's context gave away.
+    When a write fails, the files written before it are put back as they were. Call it
+    holding the working trajectory's lock (`store.working_lock`: what a writer killed midway
+    left is settled first)."""
     from stet_lsp.gate import load_config
-    from stet_lsp.gate.stream import Carried
+    from stet_lsp.gate.stream import Carried, known_value
 
     config = gate_config or load_config(target.root)
     refuse_tracked(folder)
@@ -401,7 +426,10 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
     # compose killed midway had begun to write.
     replaced = _kept_aside(target, [folder.path / name for name in (NARRATION, EVENTS, META)])
     carried = Carried()
-    gated = gated_narration(meta, events, lines, config, carried)
+    known = [
+        (form, known_value(rule, form)) for rule, value in redacted for form in _as_read(value)
+    ]
+    gated = gated_narration(meta, events, lines, config, carried, known)
 
     def carry() -> None:
         if carried.values:
@@ -434,6 +462,18 @@ def compose(target: Target, folder: Folder, gate_config: GateConfig | None = Non
     if pending(folder):
         remove_regular(folder.path / SESSIONS / COMPOSING, target.root)
     _let_go(_ending_with(replaced, meta_path))
+
+
+def _as_read(value: str) -> list[str]:
+    """A value as JSON text writes it, and as it reads (its escapes decoded): the narration
+    shows it so."""
+    if "\\" not in value:
+        return [value]
+    try:
+        decoded = json.loads(f'"{value}"')
+    except ValueError:
+        return [value]
+    return [value, decoded] if isinstance(decoded, str) and decoded != value else [value]
 
 
 def _kept_aside(target: Target, paths: list[Path]) -> dict[Path, Path | None]:
@@ -521,10 +561,11 @@ def gated_narration(
     lines: list[str],
     config: GateConfig,
     carried: Carried | None = None,
+    known: Sequence[tuple[str, list[Finding]]] = (),
 ) -> Generator[str, None, None]:
     """narration.md of the composed `events` (`lines`: their lines of events.jsonl), through
     the gate a run of parts at a time (on two cores when long): it is never held whole.
-    `carried` keeps what its gate found."""
+    `carried` keeps what its gate found; `known`, values redacted wherever they stand."""
     from stet_lsp.gate.parallel import MIN_PARALLEL_SIZE
     from stet_lsp.gate.redact import used_numbers
     from stet_lsp.gate.scan import CHUNK_SIZE
@@ -545,6 +586,7 @@ def gated_narration(
         used,
         parallel=sum(map(len, lines)) >= MIN_PARALLEL_SIZE,
         carried=carried,
+        known=known,
     )
 
 
@@ -559,6 +601,7 @@ def _store_session(
     continues: tuple[str, ...],
     previous: dict[str, Any] | None = None,
     held: list[tuple[str, int, str]] | None = None,
+    redacted: list[tuple[str, str]] | None = None,
 ) -> dict[str, Any]:
     """Store the parsed session as `write_session` does, its events through the gate on the
     way to the file (a chunk at a time: the redacted text is never held whole, nor a second
@@ -566,7 +609,8 @@ def _store_session(
     session stored before (its record `previous`) held redacted stays redacted
     (`redacted_before`): a value carried into it from another session's findings. So do the
     values `held` redacted in the part of the session a capstone committed
-    (`_held_in_committed`)."""
+    (`_held_in_committed`). `redacted` gains the values redacted wherever they stand, as
+    `redact_blocks` gives them."""
     from stet_lsp.gate.parallel import MIN_PARALLEL_SIZE
     from stet_lsp.gate.stetignore import StetIgnore
     from stet_lsp.gate.stream import redact_blocks
@@ -606,6 +650,7 @@ def _store_session(
             parallel=sum(map(len, blocks)) >= MIN_PARALLEL_SIZE,
             known=known,
             earlier=earlier,
+            redacted=redacted,
         )
         del before, earlier
         record = _session_record(

@@ -1,0 +1,96 @@
+"""A value one session of a working trajectory gives away only by its context (an assignment
+to a secret's name, a command that printed it) stays redacted where another session of the
+trajectory shows it bare."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from claude_transcript import START, Transcript
+
+from stet_lsp.core.targets import resolve_target
+from stet_lsp.trajectory.store import working_folder
+
+Stet = Callable[..., tuple[int, str, str]]
+VALUE = "hunter2Summer"
+PRINTED = "Xk9mQ2vLp8rT4wZ"
+SESSION_A = "aaaaaaaa-1111-4222-8333-444455556666"
+SESSION_B = "bbbbbbbb-1111-4222-8333-444455556666"
+
+
+def telling(root: Path, tmp_path: Path) -> Path:
+    """Session A: sets the value where its context gives it away, and prints another."""
+    transcript = (
+        Transcript(root, SESSION_A)
+        .user("Set up the API client")
+        .tool("toolu_a1", "Bash", {"command": f"export API_TOKEN={VALUE}"}, "")
+        .tool("toolu_a2", "Bash", {"command": "printenv GITHUB_TOKEN"}, f"{PRINTED}\n")
+        .say("Done.")
+    )
+    return transcript.save(tmp_path / "a" / f"{SESSION_A}.jsonl")
+
+
+def bare(root: Path, tmp_path: Path) -> Path:
+    """Session B, an hour later: shows both values where no rule sees them."""
+    transcript = (
+        Transcript(root, SESSION_B, START + timedelta(hours=1))
+        .user("What is in the notes?")
+        .tool("toolu_b1", "Bash", {"command": "cat notes.txt"}, f"{VALUE}\n{PRINTED}\n")
+        .say(f"They hold {VALUE}.")
+    )
+    return transcript.save(tmp_path / "b" / f"{SESSION_B}.jsonl")
+
+
+def imported(stet: Stet, root: Path, source: Path) -> dict[str, object]:
+    code, out, err = stet("-C", str(root), "trajectory", "import", "--json", str(source))
+    assert code == 0, err
+    result: dict[str, object] = json.loads(out)
+    return result
+
+
+def holding(root: Path, *values: str) -> list[str]:
+    """The files under .stet/ that hold one of `values`."""
+    return sorted(
+        str(path.relative_to(root))
+        for path in (root / ".stet").rglob("*")
+        if path.is_file() and any(value.encode() in path.read_bytes() for value in values)
+    )
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {
+        str(path.relative_to(root)): path.read_bytes()
+        for path in sorted((root / ".stet").rglob("*"))
+        if path.is_file() and not path.name.endswith(".lock")
+    }
+
+
+@pytest.mark.parametrize("order", ["bare first"])
+def test_a_value_one_session_gives_away_stays_redacted_in_the_others(
+    root: Path, tmp_path: Path, stet: Stet, order: str
+) -> None:
+    sources = [telling(root, tmp_path), bare(root, tmp_path)]
+    if order == "bare first":
+        sources.reverse()
+    for source in sources:
+        imported(stet, root, source)
+
+    assert holding(root, VALUE, PRINTED) == []
+    folder = working_folder(resolve_target(root)).path
+    events = (folder / "events.jsonl").read_text()
+    narration = (folder / "narration.md").read_text()
+    assert "They hold [REDACTED:" in events and "They hold [REDACTED:" in narration
+    records = [json.loads(path.read_text()) for path in (folder / "sessions").glob("*.json")]
+    meta = json.loads((folder / "meta.json").read_text())
+    assert sum(meta["redaction"].values()) == sum(
+        sum(record["redaction"].values()) for record in records
+    )
+
+    before = snapshot(root)
+    for source in sources:
+        assert imported(stet, root, source)["changed"] is False
+    assert snapshot(root) == before
