@@ -174,6 +174,8 @@ def _import(args: argparse.Namespace) -> int:
         print(f"  dropped {count} ({reason})")
     for problem in result.problems:
         print(f"  {problem.source}:{problem.line}: {problem.message}")
+    for warning in result.warnings:
+        print(f"  warning: {warning}")
     return 0
 
 

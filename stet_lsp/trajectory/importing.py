@@ -6,9 +6,10 @@ byte, before anything is written, even to the cache) → `sessions/<n>.jsonl` �
 Importing the same session again with the same source bytes changes nothing (unless the
 gate's configuration changed since: then it is gated again).
 
-What a session's gate redacted wherever it stands is redacted in the trajectory's other
-sessions as it is composed (`compose`'s `redacted`): they may show bare a value only its
-context gave away.
+A value one session gives away only by its context stays redacted in every other session of
+the trajectory, whichever is imported first: what the session's gate redacted is redacted in
+the others as it is composed (`compose`'s `redacted`), and what the others hold redacted is
+read again from their transcripts for it (`_redacted_in_other_sessions`).
 
 The gate runs with the repository's configuration (`stet_lsp.gate.load_config`: the reviewed
 allowlist and `.stet/gate.toml`), or the one a front end passes (which adds its own settings
@@ -128,6 +129,8 @@ class ImportResult:
     also_in: list[str] = field(default_factory=list)
     """Other targets' working trajectories that hold the session too: each capstone would
     commit its steps."""
+    warnings: list[str] = field(default_factory=list)
+    """What the import could not make sure of (`_redacted_in_other_sessions`)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -143,6 +146,7 @@ class ImportResult:
             "outside_repository": self.outside,
             "continues": self.continues,
             "also_in": self.also_in,
+            "warnings": self.warnings,
         }
 
 
@@ -224,6 +228,9 @@ def _import(
         tell("redacting")
         held = _held_in_committed(target, parsed, part, committed, config)
         del committed
+        in_others, warnings = _redacted_in_other_sessions(target, folder, stem, config)
+        held += in_others
+        del in_others
         continues = part.trajectories if part is not None else ()
         redacted: list[tuple[str, str]] = []
         with _stored_until_composed(target, folder, stem):
@@ -239,11 +246,12 @@ def _import(
                 record,
                 held,
                 redacted,
+                source,
             )
             tell("composing")
             compose(target, folder, config, redacted)
             del redacted
-    return _result(folder, parsed, record, changed=True, outside=outside)
+    return _result(folder, parsed, record, changed=True, outside=outside, warnings=warnings)
 
 
 @contextlib.contextmanager
@@ -602,6 +610,7 @@ def _store_session(
     previous: dict[str, Any] | None = None,
     held: list[tuple[str, int, str]] | None = None,
     redacted: list[tuple[str, str]] | None = None,
+    transcript: Path | None = None,
 ) -> dict[str, Any]:
     """Store the parsed session as `write_session` does, its events through the gate on the
     way to the file (a chunk at a time: the redacted text is never held whole, nor a second
@@ -654,7 +663,7 @@ def _store_session(
         )
         del before, earlier
         record = _session_record(
-            parsed, sources, digest, config, first_time, count, report, continues
+            parsed, sources, digest, config, first_time, count, report, continues, transcript
         )
         # Before the new file replaces the old: see `write_session`. Named in the marker, the
         # session goes again when its compose does not finish (`store.settle`).
@@ -720,6 +729,79 @@ def _held_in_committed(
     # As the gate read them before its markers: only their home paths made `~`, as the
     # import that committed them made them (no rule has a fixed replacement of its own).
     return committed_lines.values_of_lines(lines, normalize_home_paths)
+
+
+def _redacted_in_other_sessions(
+    target: Target, folder: Folder, stem: str, config: GateConfig
+) -> tuple[list[tuple[str, int, str]], list[str]]:
+    """The values the working trajectory's other stored sessions hold redacted, for the
+    session `stem` to redact wherever it shows them: a value one session's context gave away
+    (`export API_TOKEN=…`, a command that printed it) may stand bare in another. No value is
+    kept anywhere: each session that holds a marker has its transcript (the file its record
+    names) imported again, nothing written, and its stored lines compared with the lines made
+    now, as a session stored before is (`RedactedBefore`). (rule, marker's number, value as
+    events.jsonl writes it), and a warning for each session whose values could not all be
+    read again (its transcript gone, or changed so that a line holding a marker no longer
+    reads as it was stored)."""
+    from stet_lsp.gate.homepaths import normalize_home_paths
+    from stet_lsp.gate.stetignore import StetIgnore
+
+    values: list[tuple[str, int, str]] = []
+    warnings: list[str] = []
+    for held_in, other, record in _other_sessions(target, folder, stem):
+        names = _source_names(record)
+        stored = held_in.path / SESSIONS / f"{other}.jsonl"
+        marked = RedactedBefore.read(stored, target.root, config, names, names)
+        if marked is None:
+            continue
+        session = record.get("session")
+        transcript = record.get("transcript")
+        unknown = (
+            f"session {session}'s values redacted in {held_in.relative / SESSIONS / other}.jsonl"
+            " may show in this session"
+        )
+        if not isinstance(transcript, str):
+            warnings.append(f"{unknown}: its record names no transcript (import it again)")
+            continue
+        try:
+            path = transcript_source(Path(os.path.expanduser(transcript)))
+            parsed = importer(str(record.get("importer"))).parse(path)
+        except (StetError, OSError, ValueError, RecursionError) as error:
+            # A transcript changed since into one its importer refuses reads as one gone.
+            warnings.append(f"{unknown}: its transcript cannot be read again ({error})")
+            continue
+        sandbox = _sandbox_root(target.root, parsed)
+        normalizer = Normalizer(target.root, StetIgnore.load(target.root), _cwds(parsed), sandbox)
+        lines, pointers = marked.source_lines(), marked.source_pointers()
+        events = [
+            event
+            for event in normalizer.events(parsed.events)
+            if event.source.line in lines or event.source.pointer in pointers
+        ]
+        del parsed
+        fresh = (
+            line
+            for block in _normalised_blocks(events, normalizer, [])
+            for line in block.split("\n")
+            if line
+        )
+        values += marked.values_of_lines(fresh, normalize_home_paths)
+        if marked.unread:
+            warnings.append(
+                f"{unknown}: {marked.unread} of its events that hold one no longer read so "
+                f"in {transcript} (changed since it was imported)"
+            )
+    return values, warnings
+
+
+def _other_sessions(
+    target: Target, folder: Folder, stem: str
+) -> Iterator[tuple[Folder, str, dict[str, Any]]]:
+    """The imported sessions other than `stem` stored in the working trajectory: (their
+    folder, stem, record)."""
+    for other, record in _records(folder):
+        if other != stem and record.get("importer") != GRADUATION_IMPORTER:
+            yield folder, other, record
 
 
 def _source_names(record: dict[str, Any] | None) -> list[str]:
@@ -925,8 +1007,11 @@ def _session_record(
     count: int,
     report: RedactionReport,
     continues: tuple[str, ...],
+    transcript: Path | None = None,
 ) -> dict[str, Any]:
-    """A session's record, through the gate: it names files and quotes parse errors."""
+    """A session's record, through the gate: it names files and quotes parse errors.
+    `transcript`, the file imported, is read again by the imports of the trajectory's other
+    sessions (`_redacted_in_other_sessions`)."""
     from stet_lsp.gate import redact_text
 
     record: dict[str, Any] = {
@@ -946,6 +1031,8 @@ def _session_record(
         "gate_settings": {"strict": config.strict, "env_names": list(config.env_names)},
         "continues": list(continues),
     }
+    if transcript is not None:
+        record["transcript"] = str(transcript.absolute())
     gated_record = redact_text(
         json.dumps(record, ensure_ascii=False), config=config, path="record.json", cache=None
     )
@@ -1192,6 +1279,7 @@ def _result(
     *,
     changed: bool,
     outside: bool,
+    warnings: list[str] | None = None,
 ) -> ImportResult:
     return ImportResult(
         trajectory=folder.id,
@@ -1207,6 +1295,7 @@ def _result(
         outside=outside,
         continues=[str(t) for t in record.get("continues", []) if isinstance(t, str)],
         also_in=_also_in(folder, set(parsed.session_ids()) | {str(record.get("session"))}),
+        warnings=warnings or [],
     )
 
 

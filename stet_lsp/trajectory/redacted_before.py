@@ -18,6 +18,10 @@ hold its earlier part (`RedactedBefore.committed`): the events left out of it
 (`continuation.leave_out`) are read against their committed lines, so that a value redacted
 there (found from its context, or carried from another session) is redacted wherever the part
 imported since shows it.
+
+The other sessions of the working trajectory are compared so too, each with its own
+transcript imported again without writing (`importing._redacted_in_other_sessions`): a value
+one session's context gave away is redacted where the session imported shows it bare.
 """
 
 from __future__ import annotations
@@ -92,6 +96,10 @@ class RedactedBefore:
     def __init__(self, lines: dict[Key, list[str]], config: GateConfig) -> None:
         self.lines = lines
         self.config = config
+        self.unread = 0
+        """How many of the events holding a marker `values_of_lines` did not read again: the
+        lines it was given have no such event, or its line no longer reads as it did but
+        for the markers' places."""
 
     @classmethod
     def read(
@@ -165,10 +173,16 @@ class RedactedBefore:
         marker is compared with."""
         found: dict[str, tuple[str, int]] = {}
         keys = _Keys({})
+        read: set[Key] = set()
         for line in lines:
             key = keys.of(line)
-            if key is not None and key in self.lines:
-                self._compare_at(key, before_markers(line), found)
+            if (
+                key is not None
+                and key in self.lines
+                and self._compare_at(key, before_markers(line), found)
+            ):
+                read.add(key)
+        self.unread = len(self.lines.keys() - read)
         return [(rule, number, value) for value, (rule, number) in found.items()]
 
     def values(self, chunks: Iterator[str]) -> Iterable[tuple[str, int, str]]:
@@ -192,10 +206,12 @@ class RedactedBefore:
         if key is not None:
             self._compare_at(key, line, found)
 
-    def _compare_at(self, key: Key, line: str, found: dict[str, tuple[str, int]]) -> None:
+    def _compare_at(self, key: Key, line: str, found: dict[str, tuple[str, int]]) -> bool:
+        """Whether `line` reads as an earlier line of the event but for its markers' places
+        (the values there go into `found`)."""
         for old in self.lines.get(key, ()):
             if old == line:
-                return
+                return True
             literals, markers = _split(_headed_as(old, line))
             values = _captures(line, literals)
             if values is None:
@@ -203,7 +219,8 @@ class RedactedBefore:
             for (rule, number), value in zip(markers, values, strict=True):
                 if self._redactable(value):
                     found.setdefault(value, (rule, number))
-            return
+            return True
+        return False
 
     def _redactable(self, value: str) -> bool:
         """Whether a value held redacted before is one to redact again: no marker (the new

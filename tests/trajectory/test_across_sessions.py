@@ -1,6 +1,6 @@
 """A value one session of a working trajectory gives away only by its context (an assignment
 to a secret's name, a command that printed it) stays redacted where another session of the
-trajectory shows it bare."""
+trajectory shows it bare, whichever session is imported first."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def snapshot(root: Path) -> dict[str, bytes]:
     }
 
 
-@pytest.mark.parametrize("order", ["bare first"])
+@pytest.mark.parametrize("order", ["telling first", "bare first"])
 def test_a_value_one_session_gives_away_stays_redacted_in_the_others(
     root: Path, tmp_path: Path, stet: Stet, order: str
 ) -> None:
@@ -94,3 +94,35 @@ def test_a_value_one_session_gives_away_stays_redacted_in_the_others(
     for source in sources:
         assert imported(stet, root, source)["changed"] is False
     assert snapshot(root) == before
+
+
+def test_a_session_whose_transcript_is_gone_is_named_in_a_warning(
+    root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    telling_source = telling(root, tmp_path)
+    imported(stet, root, telling_source)
+    telling_source.unlink()
+    result = imported(stet, root, bare(root, tmp_path))
+
+    (warning,) = result["warnings"]
+    assert isinstance(warning, str)
+    assert f"session {SESSION_A}'s values redacted in" in warning
+    assert "its transcript cannot be read again" in warning
+    code, out, _ = stet("-C", str(root), "trajectory", "import", str(bare(root, tmp_path)))
+    assert code == 0 and "warning" not in out  # unchanged: nothing was compared
+
+
+def test_a_session_whose_transcript_moved_its_lines_is_named_in_a_warning(
+    root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """A line added before the others: the stored events that hold a marker are no longer
+    at their lines, and their values cannot be read again."""
+    telling_source = telling(root, tmp_path)
+    imported(stet, root, telling_source)
+    summary = json.dumps({"type": "summary", "summary": "Setup", "leafUuid": "x-0001"})
+    telling_source.write_text(summary + "\n" + telling_source.read_text())
+    result = imported(stet, root, bare(root, tmp_path))
+
+    (warning,) = result["warnings"]
+    assert isinstance(warning, str)
+    assert "no longer read so" in warning and str(telling_source) in warning

@@ -66,6 +66,7 @@ def test_import_json_is_the_documented_shape(
     - outside_repository: the session worked in folders none of which is in this repository
     - continues: the committed trajectories that hold the session's earlier part (left out)
     - also_in: other targets' working trajectories that hold the session too
+    - warnings: what the import could not make sure of (another session's redacted values)
     """
     source, _ = two_sessions
     document = imported(stet, root, source)
@@ -84,6 +85,7 @@ def test_import_json_is_the_documented_shape(
         "outside_repository": False,
         "continues": [],
         "also_in": [],
+        "warnings": [],
     }
     events = (root / document["folder"] / "events.jsonl").read_text().splitlines()
     assert document["events"] == len(events) >= 6
