@@ -797,11 +797,25 @@ def _redacted_in_other_sessions(
 def _other_sessions(
     target: Target, folder: Folder, stem: str
 ) -> Iterator[tuple[Folder, str, dict[str, Any]]]:
-    """The imported sessions other than `stem` stored in the working trajectory: (their
-    folder, stem, record)."""
-    for other, record in _records(folder):
-        if other != stem and record.get("importer") != GRADUATION_IMPORTER:
-            yield folder, other, record
+    """The imported sessions other than `stem` stored in the working trajectory and in those
+    of the target that capstones committed and archived (`.archive/<target-key>-<id>/`, but
+    for a record git's index holds, which came with the repository): (their folder, stem,
+    record)."""
+    held_in = [folder]
+    with contextlib.suppress(OSError):
+        held_in += [
+            Folder(target.root, ARCHIVE / name, working=False)
+            for name in sorted(os.listdir(target.root / ARCHIVE))
+            if name.startswith(f"{target.key}-")
+        ]
+    for stored in held_in:
+        for other, record in _records(stored):
+            if other == stem or record.get("importer") == GRADUATION_IMPORTER:
+                continue
+            relative = (stored.relative / SESSIONS / f"{other}.json").as_posix()
+            if not stored.working and index_tracks(target.root, relative) is not False:
+                continue
+            yield stored, other, record
 
 
 def _source_names(record: dict[str, Any] | None) -> list[str]:

@@ -19,9 +19,10 @@ hold its earlier part (`RedactedBefore.committed`): the events left out of it
 there (found from its context, or carried from another session) is redacted wherever the part
 imported since shows it.
 
-The other sessions of the working trajectory are compared so too, each with its own
-transcript imported again without writing (`importing._redacted_in_other_sessions`): a value
-one session's context gave away is redacted where the session imported shows it bare.
+The other sessions of the working trajectory (and of those of its target a capstone committed
+and archived) are compared so too, each with its own transcript imported again without writing
+(`importing._redacted_in_other_sessions`): a value one session's context gave away is redacted
+where the session imported shows it bare.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
+import pygit2
 import pytest
 from claude_transcript import START, Transcript
 
@@ -94,6 +95,48 @@ def test_a_value_one_session_gives_away_stays_redacted_in_the_others(
     for source in sources:
         assert imported(stet, root, source)["changed"] is False
     assert snapshot(root) == before
+
+
+@pytest.fixture
+def committing_root(repo: pygit2.Repository) -> Path:
+    repo.config["user.name"] = "Ada Reviewer"
+    repo.config["user.email"] = "ada@example.invalid"
+    return Path(repo.workdir).resolve()
+
+
+def test_a_value_a_committed_session_gave_away_stays_redacted_in_the_next_working_trajectory(
+    committing_root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """The capstone archived the working trajectory that held the telling session: its stored
+    lines, compared with its transcript read again, tell the values."""
+    root = committing_root
+    imported(stet, root, telling(root, tmp_path))
+    assert stet("-C", str(root), "capstone")[0] == 0
+    source = bare(root, tmp_path)
+    result = imported(stet, root, source)
+
+    assert result["warnings"] == []
+    assert holding(root, VALUE, PRINTED) == []
+    before = snapshot(root)
+    assert imported(stet, root, source)["changed"] is False
+    assert snapshot(root) == before
+
+
+def test_a_value_shown_bare_in_a_committed_session_stays_there(
+    committing_root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """A capstone committed the session that shows the value bare before the one that gives it
+    away was imported: the committed trajectory (and its archived working one) keep it; the
+    next working trajectory does not."""
+    root = committing_root
+    imported(stet, root, bare(root, tmp_path))
+    assert stet("-C", str(root), "capstone")[0] == 0
+    imported(stet, root, telling(root, tmp_path))
+
+    assert all(
+        path.startswith((".stet/trajectories/", ".stet/cache/trajectories/.archive/"))
+        for path in holding(root, VALUE, PRINTED)
+    )
 
 
 def test_a_session_whose_transcript_is_gone_is_named_in_a_warning(
