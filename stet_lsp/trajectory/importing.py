@@ -761,7 +761,8 @@ def _redacted_in_other_sessions(
             " may show in this session"
         )
         if not isinstance(transcript, str):
-            warnings.append(f"{unknown}: its record names no transcript (import it again)")
+            # Imported before records named it: importing the same bytes again writes nothing.
+            warnings.append(f"{unknown}: its record names no transcript")
             continue
         try:
             path = transcript_source(Path(os.path.expanduser(transcript)))

@@ -169,3 +169,22 @@ def test_a_session_whose_transcript_moved_its_lines_is_named_in_a_warning(
     (warning,) = result["warnings"]
     assert isinstance(warning, str)
     assert "no longer read so" in warning and str(telling_source) in warning
+
+
+def test_a_session_whose_record_names_no_transcript_is_named_in_a_warning(
+    root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """A record written before records named their transcript."""
+    imported(stet, root, telling(root, tmp_path))
+    folder = working_folder(resolve_target(root)).path
+    (path,) = (folder / "sessions").glob("*.json")
+    record = json.loads(path.read_text())
+    del record["transcript"]
+    path.write_text(json.dumps(record, indent=2) + "\n")
+    result = imported(stet, root, bare(root, tmp_path))
+
+    assert result["warnings"] == [
+        f"session {SESSION_A}'s values redacted in .stet/cache/trajectories/"
+        f"{resolve_target(root).key}/sessions/{path.stem}.jsonl may show in this session: "
+        "its record names no transcript"
+    ]
