@@ -33,12 +33,27 @@ if TYPE_CHECKING:
 
 TEMPORARY_SUFFIX = ".tmp"
 """Temporary files are `.<name>.<random>.tmp` beside their destination."""
+_RANDOM_BYTES = 8
+"""`<random>`: this many random bytes, in hexadecimal."""
 
 
 def is_temporary(name: str) -> bool:
     """Whether `name` is shaped as a temporary file's: one a writer killed between creating
     it and renaming it over its destination leaves."""
     return name.startswith(".") and name.endswith(TEMPORARY_SUFFIX)
+
+
+def is_temporary_of(name: str, destination: str) -> bool:
+    """Whether `name` is exactly the name of a temporary file a write of the file named
+    `destination` creates beside it (`.<destination>.<16 hexadecimal digits>.tmp`)."""
+    prefix = f".{destination}."
+    random = name[len(prefix) : len(name) - len(TEMPORARY_SUFFIX)]
+    return (
+        name.startswith(prefix)
+        and name.endswith(TEMPORARY_SUFFIX)
+        and len(random) == 2 * _RANDOM_BYTES
+        and all(digit in "0123456789abcdef" for digit in random)
+    )
 
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -585,7 +600,7 @@ def _create_temporary(path: Path, mode: int) -> tuple[Path, int]:
 
 
 def _random_suffix() -> str:
-    return os.urandom(8).hex()  # what secrets.token_hex does, without importing hmac
+    return os.urandom(_RANDOM_BYTES).hex()  # what secrets.token_hex does, without importing hmac
 
 
 def _discard(temporary: Path) -> None:

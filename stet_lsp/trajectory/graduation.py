@@ -27,6 +27,7 @@ import contextlib
 import json
 import os
 import re
+import stat
 from collections import Counter
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
@@ -91,6 +92,7 @@ from stet_lsp.trajectory.store import (
     record_obeyed,
     record_untracked_message,
     refuse_tracked,
+    skill_record_temporary,
     working_folder,
     working_lock,
 )
@@ -888,6 +890,13 @@ def settle_skills(root: Path) -> None:
                         f"settled: {error}"
                     ) from None
                 remove_regular(record, root)
+        skill = skill_record_temporary(name)
+        if skill is not None and not check_name(skill) and record_obeyed(root, record):
+            # A write of a record killed before its rename: under the skill's lock, since
+            # the write that made it holds that lock.
+            with skill_lock(root, skill), contextlib.suppress(FileNotFoundError):
+                if stat.S_ISREG(os.lstat(record).st_mode):  # never a link's target
+                    remove_regular(record, root)
 
 
 def _settle_skill_write(root: Path, fields: dict[str, Any]) -> None:

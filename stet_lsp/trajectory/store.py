@@ -30,6 +30,7 @@ from stet_lsp.core.safefs import (
     ensure_stet_gitignore,
     inside,
     is_temporary,
+    is_temporary_of,
     make_dirs,
     open_regular,
     put_back_keeping,
@@ -356,7 +357,8 @@ def settle(folder: Folder) -> None:
     is: it came with the repository, and is none of this clone's work (`refuse_tracked`).
     A graduation stopped as it wrote a skill is settled first (`graduation.settle_skills`),
     then a capstone stopped midway: finished when its commit was made (the
-    working trajectory then archived), else taken back (`capstone.finish_stopped`)."""
+    working trajectory then archived), else taken back (`capstone.finish_stopped`); the
+    temporary file of a capstone record's write killed before its rename goes."""
     if skill_writes_left(folder.root):
         # Imported here: graduation's module imports this one.
         from stet_lsp.trajectory.graduation import settle_skills
@@ -380,6 +382,8 @@ def settle(folder: Folder) -> None:
             "record cannot be told; try again once libgit2 can read the index (git "
             "update-index --no-split-index)"
         )
+    for leftover in record_temporaries(folder.root, record):
+        remove_regular(leftover, folder.root)
     sessions = folder.path / SESSIONS
     groups: dict[Path, dict[Path, Path]] = {}
     temporary: list[Path] = []
@@ -618,8 +622,10 @@ def settle_if_free(folder: Folder) -> None:
         )
         marked = marked_sessions(folder)
         record = capstone_record(folder)
-        stopped = (_regular(record) and record_obeyed(folder.root, record)) or skill_writes_left(
-            folder.root
+        stopped = (
+            (_regular(record) and record_obeyed(folder.root, record))
+            or skill_writes_left(folder.root)
+            or bool(record_temporaries(folder.root, record))
         )
         if not (
             left
@@ -638,16 +644,41 @@ def settle_if_free(folder: Folder) -> None:
 
 
 def skill_writes_left(root: Path) -> bool:
-    """Whether a graduation stopped as it wrote a skill left its record (`SKILL_STAGING`),
-    one git does not track (`record_obeyed`)."""
+    """Whether a graduation stopped as it wrote a skill left its record (`SKILL_STAGING`), or
+    the temporary file of that record (`skill_record_temporary`), one git does not track
+    (`record_obeyed`)."""
     try:
         names = _names(inside(root, SKILLS_CACHE))
     except StetError:
         return False
     return any(
-        name.endswith(SKILL_STAGING) and record_obeyed(root, root / SKILLS_CACHE / name)
+        (name.endswith(SKILL_STAGING) or skill_record_temporary(name) is not None)
+        and record_obeyed(root, root / SKILLS_CACHE / name)
         for name in names
     )
+
+
+def skill_record_temporary(name: str) -> str | None:
+    """The name of the skill whose write record (`<skill>.staging`) the file `name` was to
+    become, when `name` is exactly the temporary file of that record's write."""
+    record = name[1:].rsplit(".", 2)[0]
+    if record.endswith(SKILL_STAGING) and is_temporary_of(name, record):
+        return record.removesuffix(SKILL_STAGING)
+    return None
+
+
+def record_temporaries(root: Path, record: Path) -> list[Path]:
+    """What writes of `record` (a record Stet keeps in `.stet/cache`) killed before their
+    rename left beside it: the temporary files of those writes, by their exact name
+    (`safefs.is_temporary_of`), regular files git does not track (`record_obeyed`)."""
+    folder = inside(root, record.parent)
+    return [
+        folder / name
+        for name in sorted(_names(folder))
+        if is_temporary_of(name, record.name)
+        and _regular(folder / name)
+        and record_obeyed(root, folder / name)
+    ]
 
 
 def _names(directory: Path) -> list[str]:

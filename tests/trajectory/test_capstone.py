@@ -797,6 +797,39 @@ def test_files_the_user_committed_after_a_capstone_was_killed_stay(
     assert not list((root / ".stet/cache/trajectories").glob("*.capstone"))
 
 
+def test_a_capstone_killed_as_it_wrote_its_record_leaves_no_temporary_file(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """Killed before its record's temporary file was renamed into place: that file stayed in
+    `.stet/cache/trajectories/` for good. The next command that reads the working trajectory
+    removes it; a link under such a name, one git tracks and one of another name stay."""
+    target = import_work(root, tmp_path)
+    cache = root / ".stet/cache/trajectories"
+    record = f"{target.key}.capstone"
+    stopped_capstone(root, rf"replace \.{re.escape(record)}\.[0-9a-f]{{16}}\.tmp \S+")
+    [left] = cache.glob(f".{record}.*.tmp")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not Stet's\n")
+    (cache / f".{record}.{'1' * 16}.tmp").symlink_to(outside)
+    tracked = cache / f".{record}.{'2' * 16}.tmp"
+    tracked.write_text("{}")
+    index = repo.index
+    index.add(tracked.relative_to(root).as_posix())
+    index.write()
+    other = cache / f".{record}.left.tmp"
+    other.write_text("{}")
+
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+
+    assert code == 0, err
+    assert not left.exists() and not (cache / record).exists()
+    assert sorted(path.name for path in cache.glob(f".{record}.*")) == sorted(
+        [f".{record}.{'1' * 16}.tmp", tracked.name, other.name]
+    )
+    assert outside.read_text() == "not Stet's\n"
+    assert capstone(target).changed
+
+
 def test_a_capstone_killed_between_its_commit_and_the_index_is_finished_by_the_next_command(
     repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
 ) -> None:

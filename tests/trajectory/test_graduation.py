@@ -877,6 +877,35 @@ def test_a_graduation_killed_before_staging_an_existing_skill_is_taken_back(
     assert "Time out after 10 s" in (root / path).read_text()
 
 
+def test_a_graduation_killed_as_it_wrote_its_record_leaves_no_temporary_file(
+    sheet: StyleSheet, root: Path, stet: Run
+) -> None:
+    """Killed before the temporary file of the skill write's record was renamed into place:
+    that file stayed in `.stet/cache/skills/` for good. The next command that reads the
+    working trajectory removes it; the skill is graduated as if none had been stopped."""
+    from test_settle import killed_before
+
+    other = add(sheet, "Tried urllib3's Retry directly", "ruled-out")
+    code, _, err = stet("graduate", other.id, "--to", "trajectory", "-C", str(root))
+    assert code == 0, err
+    entry = add(sheet, "Use the retry helper", "convention")
+    record = "retry-helper.staging"
+    killed_before(
+        rf"replace \.{re.escape(record)}\.[0-9a-f]{{16}}\.tmp \S+",
+        root, "graduate", entry.id, "--to", "skill",
+    )  # fmt: skip
+    cache = root / ".stet/cache/skills"
+    assert len(list(cache.glob(f".{record}.*.tmp"))) == 1
+
+    code, _, err = stet("trajectory", "list", "-C", str(root))
+
+    assert code == 0, err
+    assert not list(cache.glob(f".{record}*")) and not (cache / record).exists()
+    code, _, err = stet("graduate", entry.id, "--to", "skill", "-C", str(root))
+    assert code == 0, err
+    assert "A  .stet/skills/retry-helper/SKILL.md" in git_status(root)
+
+
 def test_a_stopped_skill_write_with_an_index_git_cannot_read_leaves_the_list_alone(
     sheet: StyleSheet, root: Path, repo: pygit2.Repository, stet: Run
 ) -> None:
