@@ -374,6 +374,7 @@ def _into_skill(
     relative = skill_path(name)  # refused here, naming the rule, when the name breaks one
     root = target.root
     _refuse_in_progress(root, relative)
+    _refuse_tracked_record(root, relative, untold=False)  # before the skill's lock
     settle_skills(root)  # before the skill's lock, which settling takes
     with skill_lock(root, name):
         current, existing_text = _existing_skill(root, relative, name)
@@ -446,6 +447,7 @@ def _skills_after(
             if name not in made:
                 relative = skill_path(name)
                 _refuse_in_progress(sheet.target.root, relative)
+                _refuse_tracked_record(sheet.target.root, relative, untold=False)
                 made[name] = _existing_skill(sheet.target.root, relative, name)
                 root = sheet.target.root
                 if made[name][0] is None:
@@ -820,14 +822,17 @@ def _put_back_skill(
         atomic_write(root / relative, text, root)
 
 
-def _refuse_tracked_record(root: Path, relative: PurePosixPath) -> None:
+def _refuse_tracked_record(root: Path, relative: PurePosixPath, *, untold: bool = True) -> None:
     """Refused, before anything is written, when git tracks the record a write of the skill
-    at `relative` keeps (`_record_skill_write`), or whether it does cannot be told: the
-    write would overwrite the repository's file and then remove it, and a record left by a
-    graduation stopped midway would be obeyed by no later command (`record_obeyed`)."""
+    at `relative` keeps (`_record_skill_write`), or (`untold`) whether it does cannot be
+    told: the write would overwrite the repository's file and then remove it, and a record
+    left by a graduation stopped midway would be obeyed by no later command
+    (`record_obeyed`). Checked without `untold` before the skill's lock is taken, whose file
+    a repository that commits `.stet/cache` would see; an index that cannot be read is
+    refused at the write, after the refusals that name the skill's own problem."""
     record = root / SKILLS_CACHE / f"{relative.parent.name}{SKILL_STAGING}"
     unwritable = record_untracked_message(root, record)
-    if unwritable is not None:
+    if unwritable is not None and (untold or unwritable[0] == "tracked"):
         raise StetError(unwritable[1])
 
 

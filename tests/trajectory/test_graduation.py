@@ -1664,3 +1664,47 @@ def test_a_skill_write_record_a_clone_commits_refuses_graduating_into_that_skill
     assert sheet.path.read_bytes() == before
     assert not (root / ".stet/skills/retry").exists()
     assert relative in pygit2.Repository(str(root)).index
+
+
+@pytest.mark.parametrize("how", ["one entry", "a review"])
+def test_a_refused_graduation_into_a_skill_whose_record_git_tracks_makes_no_file(
+    tmp_path: Path, stet: Run, how: str
+) -> None:
+    """The refusal came once the skill's lock was taken, whose file it had made in
+    `.stet/cache/skills/` beside the tracked record (and a review carried out the lines
+    before the skill's): a refusal changes nothing, no file either."""
+    from repos import hostile_clone
+
+    relative = ".stet/cache/skills/retry.staging"
+    root = hostile_clone(tmp_path, {relative: '{"garbage": 1}', "README.md": "hi\n"})
+    ids = []
+    for text, kind in (("Tried urllib3's Retry directly", "ruled-out"), ("Use retry", "note")):
+        code, out, err = stet("note", "add", "-C", str(root), "--json", "--kind", kind, text)
+        assert code == 0, err
+        ids.append(json.loads(out)["entry"]["id"])
+    review = root.parent / "review.md"
+    code, out, err = stet("graduate", "--review", "-C", str(root))
+    assert code == 0, err
+    review.write_text(
+        out.replace(f"- [ ] {ids[0]} →", f"- [x] {ids[0]} →").replace(
+            f"- [ ] {ids[1]} → trajectory", f"- [x] {ids[1]} → skill:retry"
+        )
+    )
+    assert review.read_text().count("- [x]") == 2
+
+    def files() -> dict[str, bytes]:
+        return {
+            path.relative_to(root).as_posix(): path.read_bytes()
+            for path in sorted(root.rglob("*"))
+            if path.is_file() and ".git" not in path.relative_to(root).parts
+        }
+
+    before = files()
+    if how == "one entry":
+        arguments = [ids[1], "--to", "skill", "--skill", "retry"]
+    else:
+        arguments = ["--apply", str(review)]
+    code, _, err = stet("graduate", *arguments, "-C", str(root))
+
+    assert code == 1 and f"{relative} is tracked by git" in err, err
+    assert files() == before
