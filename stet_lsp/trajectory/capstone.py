@@ -1278,15 +1278,26 @@ def finish_stopped(folder: Folder) -> None:
     record = _read_record(root, record_path)
     repository = find_repository(root)
     if record is not None and repository is not None and repository.workdir is not None:
-        commit = _stopped_commit(repository, record)
-        if commit is None:
-            try:
+        commit: pygit2.Commit | None = None
+        unwritten: str | None = None
+        try:
+            commit = _stopped_commit(repository, record)
+            if commit is None:
                 _take_back(repository, root, record)
-            except pygit2.GitError as error:
-                raise StetError(
-                    f"the capstone stopped midway could not be taken back: {error}"
-                ) from None
-        elif (unwritten := _finish(repository, folder, record, commit)) is not None:
+            else:
+                unwritten = _finish(repository, folder, record, commit)
+        except pygit2.GitError as error:
+            # A damaged repository (HEAD naming an object that is not there, an index libgit2
+            # cannot read): the record stays, and so does whatever it names, until git can
+            # read the repository again.
+            shown = record_path.relative_to(root).as_posix()
+            done = "taken back" if commit is None else "finished"
+            raise StetError(
+                f"the capstone stopped midway ({shown}) could not be {done}: git cannot read "
+                f"the repository ({error}); repair it (git fsck names what is damaged) and "
+                "try again"
+            ) from None
+        if commit is not None and unwritten is not None:
             # The record stays for the next command. Nothing may be written to the working
             # trajectory meanwhile: finishing archives it, with whatever was added since.
             raise StetError(

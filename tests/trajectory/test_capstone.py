@@ -861,6 +861,69 @@ def test_a_capstone_killed_between_its_commit_and_the_index_is_finished_by_the_n
     assert head_commit(repo).id == head.id
 
 
+def detached_at_a_missing_commit(repo: pygit2.Repository) -> None:
+    (Path(repo.path) / "HEAD").write_text("1" * 40 + "\n")
+
+
+def parent_commit_missing(repo: pygit2.Repository) -> None:
+    """The object of the capstone's parent commit removed from the object database."""
+    parent = str(head_commit(repo).parent_ids[0])
+    (Path(repo.path) / "objects" / parent[:2] / parent[2:]).unlink()
+
+
+def killed_past_its_commit_in_a_damaged_repository(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, damage: Callable[..., None]
+) -> str:
+    """A capstone killed past its commit, then the repository damaged by hand; its record."""
+    target = import_work(root, tmp_path)
+    stopped_capstone(root, r"unlink index\.stet-\S+")
+    damage(repo)
+    return f".stet/cache/trajectories/{target.key}.capstone"
+
+
+def stet_process(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "stet_lsp", *args]
+    return subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
+
+
+@pytest.mark.parametrize("damage", [detached_at_a_missing_commit, parent_commit_missing])
+def test_a_killed_capstone_in_a_damaged_repository_leaves_the_list_alone(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, damage: Callable[..., None]
+) -> None:
+    """Settling the killed capstone met libgit2's error, and `stet trajectory list` ended in
+    a traceback. A command that only reads reads the trajectory as it is; the record stays
+    for when git can read the repository again."""
+    record = killed_past_its_commit_in_a_damaged_repository(repo, root, tmp_path, damage)
+
+    listed = stet_process(root, "trajectory", "list")
+
+    assert listed.returncode == 0 and listed.stderr == "", listed.stderr
+    assert "branch--main--" in listed.stdout
+    assert (root / record).is_file()
+
+
+def test_a_killed_capstone_in_a_damaged_repository_refuses_a_writer_naming_the_problem(
+    repo: pygit2.Repository, root: Path, tmp_path: Path
+) -> None:
+    """The capstone run again met libgit2's error settling the one killed (its parent's
+    object gone) and ended in a traceback: it is refused, naming the record and what git
+    could not read, and changes nothing."""
+    record = killed_past_its_commit_in_a_damaged_repository(
+        repo, root, tmp_path, parent_commit_missing
+    )
+    before = snapshot(repo)
+
+    refused = stet_process(root, "capstone")
+
+    assert refused.returncode == 1, refused.stderr
+    assert refused.stderr.startswith(
+        f"stet: error: the capstone stopped midway ({record}) could not be finished: git "
+        "cannot read the repository ("
+    ), refused.stderr
+    assert "Traceback" not in refused.stderr and "git fsck" in refused.stderr
+    assert snapshot(repo) == before
+
+
 APP_BLOB = str(pygit2.hash(b"x = 1\n"))
 
 
