@@ -1302,7 +1302,7 @@ def finish_stopped(folder: Folder) -> None:
             # trajectory meanwhile: finishing archives it, with whatever was added since.
             raise StetError(
                 f"the capstone stopped after its commit {str(commit.id)[:12]} cannot be "
-                f"finished yet: {unwritten}; try again once git lets go of its index"
+                f"finished yet: {unwritten}"
             )
     remove_regular(record_path, root)
 
@@ -1583,7 +1583,7 @@ def _index_finished(
     """Each entry the stopped capstone would have given the index, given it where the index
     still holds what the capstone started from (what the commit's parent holds at the path,
     or the skill graduation staged): an entry staged since in another version stays.
-    Why the index could not be written, if it could not."""
+    Why the index could not be written, and what to do, if it could not."""
     import pygit2
 
     parent = commit.parents[0].tree
@@ -1607,8 +1607,10 @@ def _index_finished(
     try:
         with file_lock(root / INDEX_LOCK, root, "the git index"):
             update_index(repository, finish)
-    except (OSError, StetError, pygit2.GitError) as error:
-        return str(error)
+    except pygit2.GitError as error:
+        return f"git cannot read its index ({error}); repair it (git fsck names what is damaged)"
+    except (OSError, StetError) as error:
+        return f"{error}; try again once git lets go of its index"
     return None
 
 

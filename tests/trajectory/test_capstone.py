@@ -1088,6 +1088,20 @@ def test_a_writer_is_refused_while_whether_git_tracks_a_capstone_record_cannot_b
     assert_the_second_session_is_committed(repo, root, tmp_path, target)
 
 
+def test_a_capstone_killed_past_its_commit_in_a_torn_index_says_to_repair_it(
+    root: Path, tmp_path: Path
+) -> None:
+    """An index git itself cannot read is no index git holds for a moment: the refusal says
+    to repair it, not to wait for git to let go of it."""
+    import_work(root, tmp_path)
+    stopped_capstone(root, r"unlink index\.stet-\S+")
+    (root / ".git" / "index").write_bytes(b"DIRC\0\0\0\2 torn")
+
+    with pytest.raises(StetError, match=r"cannot be finished yet: .*git fsck") as refused:
+        import_work(root, tmp_path, 2)
+    assert "lets go" not in str(refused.value)
+
+
 def test_a_capstone_killed_past_its_commit_is_finished_on_the_branch_renamed_since(
     repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
 ) -> None:
