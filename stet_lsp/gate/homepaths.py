@@ -88,9 +88,11 @@ _NO_FILE = rf"(?!sers{_SEP}{_FILE})"
 # separator (`C:/Users\bob`, as `os.path.join` mixes them) unless, in JSON text, it starts a
 # JSON escape: there `C:/Users\nls` is `C:/Users`, a line break and `ls`; a slash escaped
 # twice before `Users` (`C:\\/Users`) wants one after it too, or a `\` escaped twice (`\\\\`).
+# A path starts after a character JSON escapes as `\uXXXX` as after the character itself
+# (`\u5728/home/<user>`, `在/home/<user>` as Python's `json.dumps` writes it).
 _START = (
-    r"(?:(?<![A-Za-z0-9_.~/\\\-])|(?<=\\[nrt])|(?<= [ab]/)|(?<=://)|(?<=:///)|(?<=://file)"
-    r"|(?<=://file/)"
+    r"(?:(?<![A-Za-z0-9_.~/\\\-])|(?<=\\[nrt])|(?<=\\u[0-9A-Fa-f]{4})|(?<= [ab]/)|(?<=://)"
+    r"|(?<=:///)|(?<=://file)|(?<=://file/)"
     r"|(?<=%3[Aa])|(?<= [ab]\\/)|(?<=:\\/\\/)|(?<=:\\/\\/\\/)|(?<=:\\/\\/file)"
     r"|(?<= [ab]\\\\/)|(?<=:\\\\/\\\\/)|(?<=:\\\\/\\\\/\\\\/)|(?<=:\\\\/\\\\/file))"
 )
@@ -105,18 +107,14 @@ _EXTENDED_LENGTH = (
 
 # Git Bash's and MSYS2's mount of a drive is a bare letter, which a web route's first segment
 # may be too (`GET /r/Users/list`, `"/a/Users/settings"`): the letter is a disk's, never a
-# floppy drive's `a` or `b`, and it starts the path, at the start of the text, after a blank,
-# a JSON line break, a quote or backtick, `=`, `:`, `,`, `;`, `@`, `*`, `+` (a diff's added
-# line), `|`, `<`, `>`, a bracket that opens, or a URI's `://` with no host; so not after a
-# word, a host, a URL's authority or another folder (`/api/v1/r/Users/x`,
-# `https://host/r/Users/x`), nor after a variable (`${HOME}/c/Users/x`). A request's target,
-# after an HTTP method, is a route (`_REQUEST_TARGET`, tested where a mount's start is found).
-_DRIVE_MOUNT_START = (
-    r"""(?:(?<![^\s"'`=:,;@*+|<>(\[{])|(?<=\\[nrt])|(?<=://)|(?<=:\\/\\/)"""
-    r"|(?<=:\\\\/\\\\/))"
-)
+# floppy drive's `a` or `b`, and it starts the path as any home's does (`_START`: not after a
+# word, a host, a URL's authority or another folder, `/api/v1/r/Users/x`,
+# `https://host/r/Users/x`), nor after a variable (`${HOME}/c/Users/x`, `%APPDATA%/c/…`). A
+# request's target, after an HTTP method, is a route (`_REQUEST_TARGET`, tested where a
+# mount's start is found); `HEAD` is git's too (`git diff HEAD /c/Users/…`), and no method.
+_DRIVE_MOUNT_START = r"(?<![}%])"
 _DRIVE_MOUNT_LETTER = "[c-zC-Z]"
-_REQUEST_TARGET = re.compile(r"\b(?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)[ \t]+\Z")
+_REQUEST_TARGET = re.compile(r"\b(?:GET|POST|PUT|PATCH|DELETE|OPTIONS)[ \t]+\Z")
 
 
 def _mounted(slash: str, user: str) -> str:

@@ -543,6 +543,11 @@ def test_a_home_seen_through_a_share_or_a_mount_loses_its_user(path: str, expect
         ("curl -d @/c/Users/bob/body.json", "curl -d @~/body.json"),
         ("x\n/c/Users/bob", "x\n~"),
         ("/C/Users/bob/x", "~/x"),
+        ("文件在/c/Users/bob/proj下", "文件在~/proj下"),
+        ("“/c/Users/bob/proj”", "“~/proj”"),
+        ("cd x&&/c/Users/bob/bin", "cd x&&~/bin"),
+        ("vscode://file/c/Users/bob/a.py:3", "vscode://file~/a.py:3"),
+        ("git diff HEAD /c/Users/bob/a.py", "git diff HEAD ~/a.py"),
         # A route's first segment: a floppy drive's letter, after an HTTP method, after a
         # word, a host, another folder or a variable.
         ("GET /r/Users/list", "GET /r/Users/list"),
@@ -572,6 +577,16 @@ def test_a_git_bash_mount_starts_a_path_and_a_route_stays(text: str, expected: s
     assert json.loads(result) == {"content": expected}
     escaped = record.replace("/", "\\/")
     assert json.loads(redact_text(escaped, path="e.jsonl").text) == {"content": expected}
+
+
+@pytest.mark.parametrize("path", ["/home/bob/proj", "/Users/bob/proj", "/c/Users/bob/proj"])
+def test_a_home_after_a_character_json_escapes_loses_its_user(path: str) -> None:
+    """Python's `json.dumps` writes a character outside ASCII as `\\uXXXX`: a path after one
+    starts there as it does after the character itself."""
+    record = json.dumps({"content": f"文件在{path}下"}) + "\n"
+    assert "\\u5728/" in record
+    redacted = redact_text(record, path="e.jsonl").text
+    assert json.loads(redacted) == {"content": "文件在~/proj下"}
 
 
 @pytest.mark.parametrize(
