@@ -678,6 +678,8 @@ def is_written_password(key: str, value: str) -> bool:
     if _PASSWORD_NAME.search(key) is None:
         return False
     extension = _EXTENSION.search(value)
+    if extension is not None and not _ends_in_a_password_name(key):
+        return False  # `password_filename: creds2024.yaml`, `passwordValidator: Input2.ts`
     written_part = value if extension is None else value[: extension.start()]
     if len(written_part) < 6:
         return False
@@ -690,6 +692,13 @@ def is_written_password(key: str, value: str) -> bool:
     return looks_like_env_literal(written_part) and not is_placeholder(
         written_part.rstrip("0123456789")
     )
+
+
+def _ends_in_a_password_name(key: str) -> bool:
+    """Whether the key's last word names a password (`DB_PASSWORD`, `--password`), not a
+    thing about one (`password_filename`, `passwordValidator`)."""
+    names = list(_PASSWORD_NAME.finditer(key))
+    return bool(names) and not any(c.isalnum() for c in key[names[-1].end() :])
 
 
 def _is_leet_word(value: str) -> bool:

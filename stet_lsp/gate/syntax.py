@@ -96,7 +96,7 @@ _TYPE_SYNTAX = re.compile(r"[<\[.|&?]")
 # Letters and digits before a file's extension (`hunter2.java`, `Summer2024.txt`,
 # `p4ssw0rd.txt`) are a value (a password, a file's name) written at a YAML key's line end,
 # not a member's dotted type.
-_DIGITS_BEFORE_EXTENSION = re.compile(r"[A-Za-z0-9$]*[0-9][A-Za-z0-9$]*\.[a-z][a-z0-9]{0,4}")
+_DIGITS_BEFORE_EXTENSION = re.compile(r"[A-Za-z0-9$]*[0-9][A-Za-z0-9$]*\.[A-Za-z][A-Za-z0-9]{0,4}")
 # A type alias (`type ColonToken = PunctuationToken<SyntaxKind.ColonToken>;`).
 _TYPE_ALIAS = re.compile(r"(?:^|[^\w$]|\\[nrt])type[ \t]{1,4}\Z")
 _ALIAS_EQUALS = re.compile(r"[ \t]{0,4}=[ \t]{0,4}")

@@ -900,6 +900,7 @@ def test_markup_after_a_password_is_no_value(line: str) -> None:
         ("db:\n  password: Summer2024.txt\n", "Summer2024"),
         ("password=p4ssw0rd.txt\n", "p4ssw0rd.txt"),
         ("password: p4ssw0rd.txt\n", "p4ssw0rd.txt"),
+        ("Password: Hunter2.Java\n", "Hunter2.Java"),
     ],
 )
 @pytest.mark.parametrize("path", ["notes.md", "config.yaml", "events.jsonl"])
@@ -962,6 +963,11 @@ def test_a_written_password_after_a_passwords_name_is_redacted(
         "password: config.yaml\n",
         "password=hunter.java\n",
         "PASS: Parser2.java\n",
+        # A key about a password rather than one: its last word names a file or a check.
+        "password_filename: creds2024.yaml\n",
+        "password_files: hunter2.txt\n",
+        "password_script: Summer2024.gpg\n",
+        "passwordValidator: Validator2.ts\n",
     ],
 )
 def test_a_passwords_name_before_code_a_setting_or_a_placeholder_keeps_it(text: str) -> None:
