@@ -25,8 +25,12 @@ _TRUNCATED = re.compile(
     r"(?:Warning: truncated output \(original token count: [0-9]{1,12}\)\n)?"
     r"Total output lines: [0-9]{1,12}\n\n"
 )
-# A command that may print a blank line of its own: an `echo` or a `printf`.
-_ECHO = re.compile(r"(?<![\w.-])(?:echo|printf)(?![\w.-])")
+# A command alone that never starts its output with a blank line (after a `cd … &&`).
+_PLAIN = re.compile(
+    r"[ \t]*(?:cd[ \t][^;&|\n]{1,200}&&[ \t]*)?"
+    r"(?:ls|pwd|wc|find|date|whoami|uname|git[ \t]+(?:status|log|branch|diff|show|rev-parse))"
+    r"(?:[ \t][^;&|\n`$()<>]{0,200})?[ \t]*\Z"
+)
 # The status lines Gemini CLI and Qwen Code write after it (`Error: (none)`, `Exit Code: 0`,
 # `Signal: (none)`, `Background PIDs: (none)`, `Process Group PGID: 12`): the output's last
 # line is what the command printed last.
@@ -63,17 +67,13 @@ def secrets_calls_printed(
 
 def _harness_blank_lines(calls: list[tuple[str, str, bool]]) -> int:
     """How many blank lines the harness puts before every command's output (some start
-    each with one): as many as each output starts with, of two commands or more that print
-    no value and no echo's line (`ls`, `git status`), when every such output that holds
-    anything starts with some; else none."""
-    from stet_lsp.gate.rules_generic import PRINTING_COMMANDS
-
+    each with one): as many as each output starts with, of two commands or more known to
+    print none first themselves (`_PLAIN`: `ls`, `git status`), when every such output that
+    holds anything starts with some; else none. Other commands may (`npm run` does)."""
     counts = [
         _leading_blank_lines(output)
         for command, output, _ in calls
-        if output.strip()
-        and not any(anchor in command for anchor in PRINTING_COMMANDS)
-        and _ECHO.search(command) is None
+        if output.strip() and _PLAIN.match(command)
     ]
     return min(counts) if len(counts) >= 2 else 0
 

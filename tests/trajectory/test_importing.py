@@ -1504,6 +1504,37 @@ def test_a_blank_line_no_harness_is_known_to_put_there_is_the_empty_value(
     assert meta_of(root)["redaction"] == {}
 
 
+@pytest.mark.parametrize(
+    ("command", "printed", "value"),
+    [
+        ('echo "$DB_PASSWORD"; ls', "\nMakefile\npackage.json\nsrc\n", None),
+        (
+            "echo; op read op://Private/db/password; ls",
+            "\nhunter2Summer\nMakefile\n",
+            "hunter2Summer",
+        ),
+    ],
+)
+def test_outputs_that_start_with_a_blank_line_of_their_own_tell_nothing_of_the_harness(
+    root: Path, tmp_path: Path, command: str, printed: str, value: str | None
+) -> None:
+    """`npm run` starts its output with a blank line of its own: two such outputs are no sign
+    of a harness that puts one before every output, and the blank line before a value stays
+    the empty value's (nothing taken) or the echo's (the value after it taken)."""
+    session = Claude(SESSION_A, root).user("Build and connect.")
+    session.tool("toolu_1", "Bash", {"command": "npm run build"}, "\n> app@1.0.0 build\n> tsc\n")
+    session.tool("toolu_2", "Bash", {"command": "npm test"}, "\n> app@1.0.0 test\n> jest\n")
+    session.tool("toolu_3", "Bash", {"command": command}, printed)
+    import_transcript(target_of(root), session.save(tmp_path / f"{SESSION_A}.jsonl"))
+
+    output = of(events_of(root), ToolResult)[-1].output
+    if value is None:
+        assert output == printed
+        assert meta_of(root)["redaction"] == {}
+    else:
+        assert output == printed.replace(value, "[REDACTED:printed-secret#1]")
+
+
 def test_a_long_session_is_gated_in_chunks_as_if_whole(root: Path, tmp_path: Path) -> None:
     """A session of megabytes is stored through the gate a chunk at a time (on two cores
     where it can): one value keeps one marker across chunks, another takes the next
