@@ -60,7 +60,7 @@ import transcripts
 from interpreters import Interpreter, clean_interpreter
 
 MB = 1_000_000
-SAMPLE = transcripts.SAMPLES / "claude-code" / "entireio-cli__37_995ebed6e4_0_full.jsonl"
+SAMPLE = Path("claude-code") / "entireio-cli__37_995ebed6e4_0_full.jsonl"  # under --samples
 FLOOR = "import json, sys\nfor line in open(sys.argv[1], 'rb'):\n    json.loads(line)\n"
 TIME = "/usr/bin/time"
 PROFILE_PREFIX = 5 * MB  # the record and event profiles read this much of each transcript
@@ -555,6 +555,7 @@ def columns(title: str, rows: dict[str, list[float]], names: list[str]) -> str:
 
 
 def compare(
+    samples: Path,
     formats: dict[str, transcripts.Shares],
     generated: str,
     shaped: str,
@@ -565,7 +566,7 @@ def compare(
     the importer needs them (records, events) and as the gate sees them (bench_gate's
     figures, against the pooled samples it was matched to)."""
     target = transcripts.targets(formats)
-    sample = SAMPLE.read_text(encoding="utf-8")
+    sample = (samples / SAMPLE).read_text(encoding="utf-8")
     texts = [sample, prefix(generated, PROFILE_PREFIX), prefix(shaped, PROFILE_PREFIX)]
     names = ["sample", "generator", "shaped"]
     profiles = [record_profile(text) for text in texts]
@@ -934,7 +935,7 @@ def main() -> None:
         repo = work / "repo"
         make_repository(repo)
         imported = shaped if options.keep_cwd else shaped.replace(cwd, str(repo))
-        compare(formats, generated, shaped, imported, work)
+        compare(options.samples, formats, generated, shaped, imported, work)
         del generated
         projects = work / ".claude" / "projects" / str(repo).replace("/", "-")
         projects.mkdir(parents=True)
