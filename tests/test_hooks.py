@@ -489,6 +489,29 @@ def test_a_session_id_holding_a_lone_surrogate_is_imported_and_logged(
     assert "Rename the helper" in events_text(root)
 
 
+def test_an_import_s_warnings_are_logged(
+    tmp_path: Path, root: Path, stet: Stet, elsewhere: Path
+) -> None:
+    """What an import could not make sure of reaches the log: the hooks' imports have no
+    terminal to say it on. Here the other session's transcript, whose redacted value the new
+    session must redact too, is gone."""
+    agent_note(stet, root, "Set up")
+    first = claude_transcript(tmp_path / f"{SID}.jsonl", root, "export API_TOKEN=hunter2Summer")
+    payload = {"session_id": SID, "transcript_path": str(first), "cwd": str(root)}
+    assert hook("session-end", payload, elsewhere).returncode == 0
+    wait_for_log(root, "session-end", SID, "imported")
+    assert "hunter2Summer" not in events_text(root)
+    first.unlink()
+    other = "5d0c1f7e-0a4b-4c55-9d2e-3f6a7b8c9d0e"
+    second = tmp_path / f"{other}.jsonl"
+    claude_transcript(second, root, "Add the parser test")
+    second.write_text(second.read_text("utf-8").replace(SID, other), "utf-8")
+    payload = {"session_id": other, "transcript_path": str(second), "cwd": str(root)}
+    assert hook("session-end", payload, elsewhere).returncode == 0
+    (line,) = wait_for_log(root, "session-end", other, "warning:")
+    assert f"session {SID}'s values" in line and "cannot be read again" in line
+
+
 def test_stop_imports_too(tmp_path: Path, root: Path, stet: Stet, elsewhere: Path) -> None:
     agent_note(stet, root, "Set up")
     transcript = claude_transcript(tmp_path / f"{SID}.jsonl", root, "Add the parser test")

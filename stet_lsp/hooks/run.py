@@ -458,6 +458,8 @@ def work(event: str, job: Job, env: Mapping[str, str], *, deadline: float = WORK
             f"{job['harness']} session {session}: {state}, {result.events} events in "
             f"{result.folder}",
         )
+        for warning in result.warnings:
+            files.log(root, event, f"session {session}: warning: {warning}")
     except Exception as error:
         files.log(root, event, f"session {session}: error: {_describe(error)}")
     finally:
