@@ -79,9 +79,20 @@ def _split(gitdir: Path) -> bool:
         return True
 
 
-def _may_hold(index: Path, path: bytes) -> bool:
+def index_may_hold_under(root: Path, relative: str) -> bool:
+    """Whether git's index may hold `relative` or a path that starts with it (a folder's
+    entries, or a link in its place): False only when a version 2 or 3 index, not split nor
+    sparse, holds its bytes nowhere, or there is no index."""
+    gitdir = _git_dir(root)
+    if gitdir is None or _split(gitdir):
+        return True
+    return _may_hold(gitdir / "index", os.fsencode(relative), end=b"")
+
+
+def _may_hold(index: Path, path: bytes, end: bytes = b"\0") -> bool:
     """False only when `index` is a version 2 or 3 index, not sparse, and no entry's path is
-    `path` (its bytes and a NUL are nowhere in it); also False when there is no index."""
+    `path` (its bytes and `end`, a NUL, are nowhere in it); also False when there is no
+    index."""
     try:
         with open(index, "rb") as stream:
             if os.fstat(stream.fileno()).st_size < _HEADER:
@@ -91,7 +102,7 @@ def _may_hold(index: Path, path: bytes) -> bool:
                     return True
                 if data.find(_SPARSE, _HEADER) != -1:
                     return True
-                return data.find(path + b"\0", _HEADER) != -1
+                return data.find(path + end, _HEADER) != -1
     except FileNotFoundError:
         return False
     except (OSError, ValueError):

@@ -41,7 +41,7 @@ from pydantic import ValidationError
 
 from stet_lsp.core.collector import collector_paused
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.gitindex import index_tracks
+from stet_lsp.core.gitindex import index_may_hold_under, index_tracks
 from stet_lsp.core.jsonread import object_or_none
 from stet_lsp.core.safefs import (
     atomic_write,
@@ -741,82 +741,101 @@ def _redacted_in_other_sessions(
     names) imported again, nothing written, and its stored lines compared with the lines made
     now, as a session stored before is (`RedactedBefore`). (rule, marker's number, value as
     events.jsonl writes it), and a warning for each session whose values could not all be
-    read again (its transcript gone, or changed so that a line holding a marker no longer
-    reads as it was stored)."""
-    from stet_lsp.gate.homepaths import normalize_home_paths
-    from stet_lsp.gate.stetignore import StetIgnore
-
+    read again (its transcript gone, changed, or failing to read: which never fails this
+    import)."""
     values: list[tuple[str, int, str]] = []
     warnings: list[str] = []
     for held_in, other, record in _other_sessions(target, folder, stem):
-        names = _source_names(record)
-        stored = held_in.path / SESSIONS / f"{other}.jsonl"
-        marked = RedactedBefore.read(stored, target.root, config, names, names)
-        if marked is None:
-            continue
-        session = record.get("session")
-        transcript = record.get("transcript")
         unknown = (
-            f"session {session}'s values redacted in {held_in.relative / SESSIONS / other}.jsonl"
-            " may show in this session"
+            f"session {record.get('session')}'s values redacted in "
+            f"{held_in.relative / SESSIONS / other}.jsonl may show in this session"
         )
-        if not isinstance(transcript, str):
-            # Imported before records named it: importing the same bytes again writes nothing.
-            warnings.append(f"{unknown}: its record names no transcript")
-            continue
         try:
-            path = transcript_source(Path(os.path.expanduser(transcript)))
-            parsed = importer(str(record.get("importer"))).parse(path)
-        except (StetError, OSError, ValueError, RecursionError) as error:
-            # A transcript changed since into one its importer refuses reads as one gone.
-            warnings.append(f"{unknown}: its transcript cannot be read again ({error})")
-            continue
-        sandbox = _sandbox_root(target.root, parsed)
-        normalizer = Normalizer(target.root, StetIgnore.load(target.root), _cwds(parsed), sandbox)
-        lines, pointers = marked.source_lines(), marked.source_pointers()
-        events = [
-            event
-            for event in normalizer.events(parsed.events)
-            if event.source.line in lines or event.source.pointer in pointers
-        ]
-        del parsed
-        fresh = (
-            line
-            for block in _normalised_blocks(events, normalizer, [])
-            for line in block.split("\n")
-            if line
-        )
-        values += marked.values_of_lines(fresh, normalize_home_paths)
-        if marked.unread:
-            warnings.append(
-                f"{unknown}: {marked.unread} of its events that hold one no longer read so "
-                f"in {transcript} (changed since it was imported)"
-            )
+            found, problem = _values_of_session(target, held_in, other, record, config)
+        except Exception as error:  # a damaged or hostile file: this import goes on
+            found, problem = [], f"it cannot be read again ({_error_text(error)})"
+        values += found
+        if problem is not None:
+            warnings.append(f"{unknown}: {problem}")
     return values, warnings
+
+
+def _error_text(error: Exception) -> str:
+    return str(error) if isinstance(error, (StetError, OSError)) else type(error).__name__
+
+
+def _values_of_session(
+    target: Target, held_in: Folder, other: str, record: dict[str, Any], config: GateConfig
+) -> tuple[list[tuple[str, int, str]], str | None]:
+    """The values session `other` (stored in `held_in`) holds redacted, read again from its
+    transcript, and what kept some from being read, if anything did."""
+    from stet_lsp.gate.homepaths import normalize_home_paths
+    from stet_lsp.gate.stetignore import StetIgnore
+
+    names = _source_names(record)
+    stored = held_in.path / SESSIONS / f"{other}.jsonl"
+    marked = RedactedBefore.read(stored, target.root, config, names, names)
+    if marked is None:
+        return [], None
+    transcript = record.get("transcript")
+    if not isinstance(transcript, str):
+        # Imported before records named it: importing the same bytes again writes nothing.
+        return [], "its record names no transcript"
+    try:
+        path = transcript_source(Path(os.path.expanduser(transcript)))
+        parsed = importer(str(record.get("importer"))).parse(path)
+    except (StetError, OSError, ValueError, RecursionError) as error:
+        # A transcript changed since into one its importer refuses reads as one gone.
+        return [], f"its transcript cannot be read again ({error})"
+    sandbox = _sandbox_root(target.root, parsed)
+    normalizer = Normalizer(target.root, StetIgnore.load(target.root), _cwds(parsed), sandbox)
+    lines, pointers = marked.source_lines(), marked.source_pointers()
+    events = [
+        event
+        for event in normalizer.events(parsed.events)
+        if event.source.line in lines or event.source.pointer in pointers
+    ]
+    del parsed
+    fresh = (
+        line
+        for block in _normalised_blocks(events, normalizer, [])
+        for line in block.split("\n")
+        if line
+    )
+    found = marked.values_of_lines(fresh, normalize_home_paths)
+    if marked.unread:
+        return found, (
+            f"{marked.unread} of its events that hold one no longer read so in {transcript} "
+            "(changed since it was imported)"
+        )
+    return found, None
 
 
 def _other_sessions(
     target: Target, folder: Folder, stem: str
 ) -> Iterator[tuple[Folder, str, dict[str, Any]]]:
     """The imported sessions other than `stem` stored in the working trajectory and in those
-    of the target that capstones committed and archived (`.archive/<target-key>-<id>/`, but
-    for a record git's index holds, which came with the repository): (their folder, stem,
-    record)."""
+    of the target that capstones committed and archived (`.archive/<target-key>-<id>/`):
+    none of the archived ones where git's index may hold anything under `.archive` (it came
+    with the repository, which is no archive of this clone's capstones), nor one behind a
+    link. (their folder, stem, record)."""
     held_in = [folder]
-    with contextlib.suppress(OSError):
-        held_in += [
-            Folder(target.root, ARCHIVE / name, working=False)
-            for name in sorted(os.listdir(target.root / ARCHIVE))
-            if name.startswith(f"{target.key}-")
-        ]
+    archive = target.root / ARCHIVE
+    if not archive.is_symlink() and not index_may_hold_under(target.root, ARCHIVE.as_posix()):
+        with contextlib.suppress(OSError):
+            held_in += [
+                Folder(target.root, ARCHIVE / name, working=False)
+                for name in sorted(os.listdir(archive))
+                if name.startswith(f"{target.key}-") and not (archive / name).is_symlink()
+            ]
     for stored in held_in:
-        for other, record in _records(stored):
-            if other == stem or record.get("importer") == GRADUATION_IMPORTER:
-                continue
-            relative = (stored.relative / SESSIONS / f"{other}.json").as_posix()
-            if not stored.working and index_tracks(target.root, relative) is not False:
-                continue
-            yield stored, other, record
+        try:
+            records = _records(stored)
+        except StetError:  # a link or a damaged folder: nothing to read there
+            continue
+        for other, record in records:
+            if other != stem and record.get("importer") != GRADUATION_IMPORTER:
+                yield stored, other, record
 
 
 def _source_names(record: dict[str, Any] | None) -> list[str]:

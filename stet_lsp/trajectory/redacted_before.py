@@ -52,6 +52,9 @@ _LINE = re.compile(r',"line":(\d+)')
 _POINTER = re.compile(r',"pointer":"((?:[^"\\]|\\.)*)"')
 _ABANDONED = ',"abandoned":true'
 _KIND = re.compile(r'\{"kind":"([^"\\]*)"')
+_PRINTED = "printed-secret"
+"""The rule of a value a command printed (`rules_generic.PRINTED_SECRET`, not loaded here:
+the rules load after the gate's modules)."""
 _TRIES = 1000
 """How many places for the text between two markers one line may try."""
 
@@ -218,15 +221,17 @@ class RedactedBefore:
             if values is None:
                 continue
             for (rule, number), value in zip(markers, values, strict=True):
-                if self._redactable(value):
+                if self._redactable(value, rule):
                     found.setdefault(value, (rule, number))
             return True
         return False
 
-    def _redactable(self, value: str) -> bool:
+    def _redactable(self, value: str, rule: str) -> bool:
         """Whether a value held redacted before is one to redact again: no marker (the new
-        line redacts it too), a value no word or path could be (`repeats.repeatable`), and not
-        one the allowlist has allowed since."""
+        line redacts it too), a value no word or path could be (`repeats.repeatable`), or one
+        a command printed, which its gating redacted wherever it stands whatever it reads as
+        (six characters at least, as `printed-secret` takes), and not one the allowlist has
+        allowed since."""
         if not value or "[REDACTED:" in value:
             return False
         try:
@@ -236,7 +241,7 @@ class RedactedBefore:
         allowlist = self.config.allowlist
         return (
             isinstance(decoded, str)
-            and repeatable(decoded)
+            and (repeatable(decoded) or (rule == _PRINTED and len(decoded) >= 6))
             and not (allowlist is not None and allowlist.allows(decoded))
         )
 

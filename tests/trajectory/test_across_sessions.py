@@ -5,6 +5,8 @@ trajectory shows it bare, whichever session is imported first."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -188,3 +190,95 @@ def test_a_session_whose_record_names_no_transcript_is_named_in_a_warning(
         f"{resolve_target(root).key}/sessions/{path.stem}.jsonl may show in this session: "
         "its record names no transcript"
     ]
+
+
+@pytest.mark.parametrize("order", ["telling first", "bare first"])
+def test_a_short_printed_value_stays_redacted_in_the_others(
+    root: Path, tmp_path: Path, stet: Stet, order: str
+) -> None:
+    """A command printed a value of six characters, which its session redacts wherever it
+    stands, as words are not: read again from that session's lines too."""
+    short = "x7k2pq"
+    telling_source = (
+        Transcript(root, SESSION_A)
+        .user("Check the token")
+        .tool("toolu_a1", "Bash", {"command": "printenv GITHUB_TOKEN"}, f"{short}\n")
+        .save(tmp_path / "a" / f"{SESSION_A}.jsonl")
+    )
+    bare_source = (
+        Transcript(root, SESSION_B, START + timedelta(hours=1))
+        .user("What is in the notes?")
+        .tool("toolu_b1", "Bash", {"command": "cat notes.txt"}, f"token {short}\n")
+        .save(tmp_path / "b" / f"{SESSION_B}.jsonl")
+    )
+    first, second = [telling_source, bare_source][:: 1 if order == "telling first" else -1]
+    imported(stet, root, first)
+    # A process of its own: the other session's lines are read before the gate is loaded.
+    command = ["-C", str(root), "trajectory", "import", "--json", str(second)]
+    done = subprocess.run(
+        [sys.executable, "-m", "stet_lsp", *command],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["warnings"] == []
+
+    assert holding(root, short) == []
+
+
+def test_a_transcript_that_fails_to_read_again_is_named_in_a_warning(
+    root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """Another session's transcript overwritten with a damaged zstd frame: its values cannot
+    be read again, which this import says, and goes on."""
+    telling_source = telling(root, tmp_path)
+    imported(stet, root, telling_source)
+    telling_source.write_bytes(b"\x28\xb5\x2f\xfd" + b"\x00\xff" * 64)
+    result = imported(stet, root, bare(root, tmp_path))
+
+    (warning,) = result["warnings"]
+    assert isinstance(warning, str) and "cannot be read again" in warning
+
+
+def test_an_archive_behind_a_link_is_not_read(root: Path, tmp_path: Path, stet: Stet) -> None:
+    """A repository may hold `.archive` as a link to elsewhere: imports go on, reading
+    nothing there."""
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / f"{resolve_target(root).key}-1" / "sessions").mkdir(parents=True)
+    archive = root / ".stet" / "cache" / "trajectories" / ".archive"
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    archive.symlink_to(elsewhere)
+
+    result = imported(stet, root, telling(root, tmp_path))
+    assert result["warnings"] == []
+
+
+def test_an_archive_git_tracks_is_not_read(
+    repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """A repository that commits `.stet/cache/trajectories/.archive` brought it: none of its
+    records is read (one naming a transcript that is not there would be warned about)."""
+    imported(stet, root, telling(root, tmp_path))
+    folder = working_folder(resolve_target(root)).path
+    (record_path,) = (folder / "sessions").glob("*.json")
+    record = json.loads(record_path.read_text())
+    archived = root / ".stet/cache/trajectories/.archive" / f"{resolve_target(root).key}-1"
+    (archived / "sessions").mkdir(parents=True)
+    stem = "cccccccc-1111-4222-8333-444455556666"
+    for suffix in (".json", ".jsonl"):
+        source = record_path.with_suffix(suffix)
+        text = source.read_text().replace(SESSION_A, stem)
+        if suffix == ".json":
+            text = json.dumps({**json.loads(text), "transcript": str(tmp_path / "gone.jsonl")})
+        (archived / "sessions" / f"{stem}{suffix}").write_text(text)
+    assert "[REDACTED:" in (archived / "sessions" / f"{stem}.jsonl").read_text()
+    assert record["transcript"]
+
+    untracked = imported(stet, root, bare(root, tmp_path))["warnings"]
+    assert any(f"{stem}.jsonl may show" in warning for warning in untracked)  # type: ignore[operator]
+    repo.index.add((archived / "sessions" / f"{stem}.json").relative_to(root).as_posix())
+    repo.index.write()
+    source = bare(root, tmp_path)
+    source.write_text(source.read_text().replace("What is in the notes?", "And now?"))
+    assert imported(stet, root, source)["warnings"] == []
