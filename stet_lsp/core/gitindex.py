@@ -5,7 +5,8 @@ Importing pygit2 takes about 70 ms, and the SessionStart hook's whole budget ove
 Python is about 40 ms, while the answer is almost always "no". A version 2 or 3 index (git's
 default) writes every entry's whole path followed by a NUL: when those bytes are nowhere in
 the file (memory-mapped, never read whole), no entry is the path, and libgit2 is not loaded.
-Anything else asks libgit2: the bytes found (a path that merely ends with them too), a version
+Anything else asks libgit2: the bytes found (a path that merely ends with them too, or holds
+them, for a folder's entries), a version
 4 index (whose paths are prefix-compressed), a split or sparse index (whose entries live
 elsewhere or as folders), a `.git` that cannot be read. libgit2 reads neither the shared part
 of a split index nor a sparse index's folders: a path held only there is not seen.
@@ -79,14 +80,18 @@ def _split(gitdir: Path) -> bool:
         return True
 
 
-def index_may_hold_under(root: Path, relative: str) -> bool:
-    """Whether git's index may hold `relative` or a path that starts with it (a folder's
-    entries, or a link in its place): False only when a version 2 or 3 index, not split nor
-    sparse, holds its bytes nowhere, or there is no index."""
+def index_holds_under(root: Path, relative: str) -> bool | None:
+    """Whether git's index holds `relative` or a path under it (a folder's entries, or a link
+    in its place); None when libgit2, asked, cannot read the index. An index file whose bytes
+    nowhere hold `relative` holds none without asking."""
     gitdir = _git_dir(root)
-    if gitdir is None or _split(gitdir):
-        return True
-    return _may_hold(gitdir / "index", os.fsencode(relative), end=b"")
+    if (
+        gitdir is not None
+        and not _split(gitdir)
+        and not _may_hold(gitdir / "index", os.fsencode(relative), end=b"")
+    ):
+        return False
+    return _libgit2_holds_under(root, relative)
 
 
 def _may_hold(index: Path, path: bytes, end: bytes = b"\0") -> bool:
@@ -107,6 +112,21 @@ def _may_hold(index: Path, path: bytes, end: bytes = b"\0") -> bool:
         return False
     except (OSError, ValueError):
         return True
+
+
+def _libgit2_holds_under(root: Path, relative: str) -> bool | None:
+    import pygit2
+
+    from stet_lsp.core.errors import StetError
+    from stet_lsp.core.targets import open_repository
+
+    folder = relative + "/"
+    try:
+        index = open_repository(root).index
+        index.read(False)
+        return any(entry.path == relative or entry.path.startswith(folder) for entry in index)
+    except (StetError, pygit2.GitError, OSError, ValueError):  # no repository, a torn index
+        return None
 
 
 def _libgit2_holds(root: Path, relative: str) -> bool | None:

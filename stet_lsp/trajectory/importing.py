@@ -41,7 +41,7 @@ from pydantic import ValidationError
 
 from stet_lsp.core.collector import collector_paused
 from stet_lsp.core.errors import StetError
-from stet_lsp.core.gitindex import index_may_hold_under, index_tracks
+from stet_lsp.core.gitindex import index_holds_under, index_tracks
 from stet_lsp.core.jsonread import object_or_none
 from stet_lsp.core.safefs import (
     atomic_write,
@@ -745,7 +745,7 @@ def _redacted_in_other_sessions(
     import)."""
     values: list[tuple[str, int, str]] = []
     warnings: list[str] = []
-    for held_in, other, record in _other_sessions(target, folder, stem):
+    for held_in, other, record in _other_sessions(target, folder, stem, warnings):
         unknown = (
             f"session {record.get('session')}'s values redacted in "
             f"{held_in.relative / SESSIONS / other}.jsonl may show in this session"
@@ -812,30 +812,53 @@ def _values_of_session(
 
 
 def _other_sessions(
-    target: Target, folder: Folder, stem: str
+    target: Target, folder: Folder, stem: str, warnings: list[str]
 ) -> Iterator[tuple[Folder, str, dict[str, Any]]]:
     """The imported sessions other than `stem` stored in the working trajectory and in those
     of the target that capstones committed and archived (`.archive/<target-key>-<id>/`):
-    none of the archived ones where git's index may hold anything under `.archive` (it came
-    with the repository, which is no archive of this clone's capstones), nor one behind a
-    link. (their folder, stem, record)."""
+    none of the archived ones where git's index holds anything under `.archive` (it came
+    with the repository, which is no archive of this clone's capstones), or where that
+    cannot be told, nor one behind a link; each folder left so, or that cannot be read, is
+    named in `warnings`. (their folder, stem, record)."""
     held_in = [folder]
     archive = target.root / ARCHIVE
-    if not archive.is_symlink() and not index_may_hold_under(target.root, ARCHIVE.as_posix()):
-        with contextlib.suppress(OSError):
-            held_in += [
-                Folder(target.root, ARCHIVE / name, working=False)
-                for name in sorted(os.listdir(archive))
-                if name.startswith(f"{target.key}-") and not (archive / name).is_symlink()
-            ]
+    ours = [
+        name
+        for name in _listed(archive)
+        if name.startswith(f"{target.key}-") and not (archive / name).is_symlink()
+    ]
+    if ours:
+        tracked = index_holds_under(target.root, ARCHIVE.as_posix())
+        if tracked is False and not archive.is_symlink():
+            held_in += [Folder(target.root, ARCHIVE / name, working=False) for name in ours]
+        else:
+            why = "git tracks files there" if tracked else "whether git tracks them is unknown"
+            warnings.append(
+                f"the sessions archived under {ARCHIVE.as_posix()} are not read ({why}): "
+                "a value only their context gave away may show in this session"
+            )
     for stored in held_in:
         try:
             records = _records(stored)
-        except StetError:  # a link or a damaged folder: nothing to read there
+        except StetError as error:  # a link or a damaged folder
+            warnings.append(
+                f"the sessions stored in {stored.relative.as_posix()} cannot be read ({error}): "
+                "a value only their context gave away may show in this session"
+            )
             continue
         for other, record in records:
             if other != stem and record.get("importer") != GRADUATION_IMPORTER:
                 yield stored, other, record
+
+
+def _listed(folder: Path) -> list[str]:
+    """The names in `folder`, sorted; none when it is no folder (or a link to one)."""
+    if folder.is_symlink():
+        return []
+    try:
+        return sorted(os.listdir(folder))
+    except OSError:
+        return []
 
 
 def _source_names(record: dict[str, Any] | None) -> list[str]:

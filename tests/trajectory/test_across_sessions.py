@@ -258,7 +258,8 @@ def test_an_archive_git_tracks_is_not_read(
     repo: pygit2.Repository, root: Path, tmp_path: Path, stet: Stet
 ) -> None:
     """A repository that commits `.stet/cache/trajectories/.archive` brought it: none of its
-    records is read (one naming a transcript that is not there would be warned about)."""
+    records is read (one naming a transcript that is not there would be warned about), and
+    the import says that the archive was left."""
     imported(stet, root, telling(root, tmp_path))
     folder = working_folder(resolve_target(root)).path
     (record_path,) = (folder / "sessions").glob("*.json")
@@ -281,4 +282,45 @@ def test_an_archive_git_tracks_is_not_read(
     repo.index.write()
     source = bare(root, tmp_path)
     source.write_text(source.read_text().replace("What is in the notes?", "And now?"))
-    assert imported(stet, root, source)["warnings"] == []
+    assert imported(stet, root, source)["warnings"] == [
+        "the sessions archived under .stet/cache/trajectories/.archive are not read (git "
+        "tracks files there): a value only their context gave away may show in this session"
+    ]
+
+
+@pytest.mark.parametrize("index", ["version 4", "a tracked path holding .archive's"])
+def test_an_archived_session_is_read_whatever_the_index_looks_like(
+    committing_root: Path, tmp_path: Path, stet: Stet, index: str
+) -> None:
+    """Whether git tracks anything under `.archive` is read from the index file's bytes when
+    they tell; when they do not (a version 4 index compresses its paths; another path holds
+    the same bytes), libgit2 says, and the archive is read."""
+    root = committing_root
+    imported(stet, root, telling(root, tmp_path))
+    assert stet("-C", str(root), "capstone")[0] == 0
+    if index == "version 4":
+        subprocess.run(["git", "update-index", "--index-version", "4"], cwd=root, check=True)
+    else:
+        nested = root / "examples" / ".stet/cache/trajectories/.archive/README.md"
+        nested.parent.mkdir(parents=True)
+        nested.write_text("An example.\n")
+        subprocess.run(["git", "add", "-f", str(nested)], cwd=root, check=True)
+    result = imported(stet, root, bare(root, tmp_path))
+
+    assert result["warnings"] == []
+    assert holding(root, VALUE, PRINTED) == []
+
+
+def test_an_archived_folder_that_cannot_be_read_is_named_in_a_warning(
+    committing_root: Path, tmp_path: Path, stet: Stet
+) -> None:
+    """A record in an archive that is a link: the folder is left, and the import says so."""
+    root = committing_root
+    imported(stet, root, telling(root, tmp_path))
+    assert stet("-C", str(root), "capstone")[0] == 0
+    (archived,) = (root / ".stet/cache/trajectories/.archive").iterdir()
+    (archived / "sessions" / "zzzz.json").symlink_to(tmp_path / "elsewhere.json")
+    result = imported(stet, root, bare(root, tmp_path))
+
+    (warning,) = result["warnings"]
+    assert isinstance(warning, str) and "cannot be read" in warning and archived.name in warning
