@@ -25,11 +25,18 @@ _TRUNCATED = re.compile(
     r"(?:Warning: truncated output \(original token count: [0-9]{1,12}\)\n)?"
     r"Total output lines: [0-9]{1,12}\n\n"
 )
-# A command alone that never starts its output with a blank line (after a `cd … &&`).
+# A command's arguments, which run nothing else.
+_ARGUMENTS = r"(?:[ \t][^;&|\n`$()<>]{0,200})?"
+# A command alone that starts its output with no blank line of its own (after a `cd … &&`,
+# piped into `head` at most): a listing, a file's text, a version; not `npm run` (which
+# prints one first), nor `git log` and `echo`, whose formats may.
 _PLAIN = re.compile(
     r"[ \t]*(?:cd[ \t][^;&|\n]{1,200}&&[ \t]*)?"
-    r"(?:ls|pwd|wc|find|date|whoami|uname|git[ \t]+(?:status|log|branch|diff|show|rev-parse))"
-    r"(?:[ \t][^;&|\n`$()<>]{0,200})?[ \t]*\Z"
+    r"(?:(?:ls|pwd|wc|find|date|whoami|uname|cat|head|tail"
+    r"|git[ \t]+(?:status|branch|diff|rev-parse))"
+    + _ARGUMENTS
+    + r"|[\w.+-]{1,40}[ \t]+(?:--version|-V))"
+    r"(?:[ \t]*\|[ \t]*(?:head|tail|wc|sort)" + _ARGUMENTS + r"){0,3}[ \t]*\Z"
 )
 # The status lines Gemini CLI and Qwen Code write after it (`Error: (none)`, `Exit Code: 0`,
 # `Signal: (none)`, `Background PIDs: (none)`, `Process Group PGID: 12`): the output's last

@@ -1470,6 +1470,23 @@ def test_a_value_after_the_blank_line_a_harness_puts_before_each_output_is_redac
     assert meta_of(root)["redaction"] == {"printed-secret": 2}
 
 
+def test_a_file_s_text_and_a_version_tell_a_harness_s_blank_line_too(
+    root: Path, tmp_path: Path
+) -> None:
+    """`cat` and `python -V` start their output with no blank line of their own: a session of
+    them whose outputs all start with one shows the harness's."""
+    session = Claude(SESSION_A, root).user("Connect to the database.")
+    session.tool("toolu_1", "Bash", {"command": "cat notes.txt"}, "\nsome notes\n")
+    session.tool("toolu_2", "Bash", {"command": "python -V"}, "\nPython 3.11.7\n")
+    command = "op read op://Private/db/password; ls"
+    session.tool("toolu_3", "Bash", {"command": command}, "\nhunter2Summer\nMakefile\n")
+    import_transcript(target_of(root), session.save(tmp_path / f"{SESSION_A}.jsonl"))
+
+    assert of(events_of(root), ToolResult)[-1].output == (
+        "\n[REDACTED:printed-secret#1]\nMakefile\n"
+    )
+
+
 @pytest.mark.parametrize(
     ("outputs", "command", "output"),
     [
