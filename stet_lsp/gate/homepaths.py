@@ -88,10 +88,12 @@ _NO_FILE = rf"(?!sers{_SEP}{_FILE})"
 # separator (`C:/Users\bob`, as `os.path.join` mixes them) unless, in JSON text, it starts a
 # JSON escape: there `C:/Users\nls` is `C:/Users`, a line break and `ls`; a slash escaped
 # twice before `Users` (`C:\\/Users`) wants one after it too, or a `\` escaped twice (`\\\\`).
-# A path starts after a character JSON escapes as `\uXXXX` as after the character itself
-# (`\u5728/home/<user>`, `在/home/<user>` as Python's `json.dumps` writes it).
+# A path starts after a character outside ASCII that JSON escapes as `\uXXXX` as after the
+# character itself (`\u5728/home/<user>`, `在/home/<user>` as Python's `json.dumps` writes it);
+# an escaped ASCII character (`\u0041`) is a letter as before.
 _START = (
-    r"(?:(?<![A-Za-z0-9_.~/\\\-])|(?<=\\[nrt])|(?<=\\u[0-9A-Fa-f]{4})|(?<= [ab]/)|(?<=://)"
+    r"(?:(?<![A-Za-z0-9_.~/\\\-])|(?<=\\[nrt])|(?<=\\u00[89A-Fa-f][0-9A-Fa-f])"
+    r"|(?<=\\u0[1-9A-Fa-f][0-9A-Fa-f]{2})|(?<=\\u[1-9A-Fa-f][0-9A-Fa-f]{3})|(?<= [ab]/)|(?<=://)"
     r"|(?<=:///)|(?<=://file)|(?<=://file/)"
     r"|(?<=%3[Aa])|(?<= [ab]\\/)|(?<=:\\/\\/)|(?<=:\\/\\/\\/)|(?<=:\\/\\/file)"
     r"|(?<= [ab]\\\\/)|(?<=:\\\\/\\\\/)|(?<=:\\\\/\\\\/\\\\/)|(?<=:\\\\/\\\\/file))"

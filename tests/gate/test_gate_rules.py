@@ -587,6 +587,9 @@ def test_a_home_after_a_character_json_escapes_loses_its_user(path: str) -> None
     assert "\\u5728/" in record
     redacted = redact_text(record, path="e.jsonl").text
     assert json.loads(redacted) == {"content": "文件在~/proj下"}
+    # an ASCII letter escaped so is a letter, after which no path starts
+    escaped_letter = '{"content": "x\\u0041' + path + '"}\n'
+    assert redact_text(escaped_letter, path="e.jsonl").text == escaped_letter
 
 
 @pytest.mark.parametrize(
