@@ -674,6 +674,19 @@ def test_the_hooks_log_passes_the_gate(root: Path, stet: Stet) -> None:
     assert "/home/ana" not in line and "~/work/s.jsonl" in line
 
 
+def test_a_value_where_the_log_cuts_a_long_message_is_redacted_whole(
+    root: Path, stet: Stet
+) -> None:
+    """A long message is cut after the gate reads it: cut first, the token's first
+    characters no longer read as one, and stayed in the log."""
+    agent_note(stet, root, "Set up")
+    token = "ghp_" + "Zq8Xw2Lm4Np6Rt8Vb0Cd2Fg4Hj6Kl8Mn0Pq2S"
+    message = "session s: error: " + "x" * (files.MESSAGE_CHARS - 30) + f" {token} and more"
+    files.log(root, "stop", message)
+    [line] = log_lines(root)
+    assert token[:8] not in line and line.endswith("…")
+
+
 def test_the_hooks_log_is_gated_as_the_plain_text_it_is(root: Path, stet: Stet) -> None:
     """The log's lines are plain text, no JSON: a `\\` after `C:/Users` is a separator, as
     `os.path.join` mixes them on Windows, not a JSON escape (`\\n`) that kept the user's

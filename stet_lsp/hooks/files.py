@@ -79,20 +79,23 @@ def log(root: Path | None, event: str, message: str, *, own_words: bool = False)
         from stet_lsp.trajectory.jsontext import without_lone_surrogates
 
         text = without_lone_surrogates(text)
-    if len(text) > MESSAGE_CHARS:
-        text = text[: MESSAGE_CHARS - 1] + "…"
-    line = f"{now_text()} {event}: {text}\n"
+    start = f"{now_text()} {event}: "
     try:
         if root is None or not has_stet(root):
             raise StetError("no .stet folder")
-        _append(root, line if own_words else _gated(root, line))
+        # Cut after the gate: a value cut short may no longer read as one.
+        _append(root, f"{start}{_cut(text if own_words else _gated(root, text))}\n")
     except Exception:
         with suppress(OSError, ValueError):
-            sys.stderr.write(f"stet hooks: {line}")
+            sys.stderr.write(f"stet hooks: {start}{_cut(text)}\n")
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MESSAGE_CHARS else text[: MESSAGE_CHARS - 1] + "…"
 
 
 def _gated(root: Path, line: str) -> str:
-    """The line through the redaction gate, as every file Stet writes: a session id or a
+    """The message through the redaction gate, as every file Stet writes: a session id or a
     transcript's path may hold a secret, or a home folder. It is read as the log's text, not
     as JSON: the gate knows a text by its file's name."""
     from stet_lsp.gate import load_config
