@@ -8,6 +8,7 @@ spans never breaks a literal: redacted JSON stays JSON with the same structure.
 from __future__ import annotations
 
 import bisect
+import json
 import json.decoder
 import re
 from collections.abc import Callable, Iterable
@@ -333,3 +334,18 @@ def literals_between(text: str, lines: LiteralIndex, start: int, end: int) -> li
             index += 1
         line += 1
     return found
+
+
+def json_decodings(value: str) -> list[str]:
+    r"""`value`, then what it stands for read as the inside of a JSON string, again while it
+    holds an escape and reads so: `Zr7\\qW3…`, `Zr7\qW3…`, `Zr7\qW3…`. Each is shorter."""
+    decodings = [value]
+    while "\\" in value:
+        try:
+            value = str(json.loads(f'"{value}"'))
+        except ValueError:
+            break
+        if value == decodings[-1]:
+            break
+        decodings.append(value)
+    return decodings

@@ -9,10 +9,7 @@ text, stay valid and no home path goes through per-finding span handling.
 
 from __future__ import annotations
 
-import contextlib
-import copy
 import itertools
-import json
 import re
 from bisect import bisect_left
 from collections.abc import Sequence
@@ -23,6 +20,7 @@ from stet_lsp.gate.cache import DEFAULT_CACHE, ResultCache
 from stet_lsp.gate.findings import Finding
 from stet_lsp.gate.homepaths import RULE as HOME_PATH_RULE
 from stet_lsp.gate.homepaths import normalize_counted
+from stet_lsp.gate.jsonaware import json_decodings
 from stet_lsp.gate.parts import pieces, pieces_held
 from stet_lsp.gate.report import RedactionReport
 
@@ -131,14 +129,6 @@ class Numbering:
         self._known: set[tuple[str, str]] = set()
         self._kept: dict[str, set[int]] = {}
         """Per rule, the numbers `keep` gave: no other value is given them."""
-        self._json_text = False
-
-    def in_json(self) -> Numbering:
-        """The same numbers, for values as JSON text writes them (`\\"` for `"`): a shallow
-        copy, every table shared."""
-        shared = copy.copy(self)
-        shared._json_text = True
-        return shared
 
     def know(self, text: str, findings: Sequence[Finding], offset: int = 0) -> None:
         """Learn the values rules found (`findings`, positions in `text` less `offset`),
@@ -163,6 +153,7 @@ class Numbering:
         any other)."""
         per_value = self._numbers.setdefault(rule, {})
         kept = self._kept.setdefault(rule, set())
+        value = self._value(value)
         if value in per_value or number <= self._used.get(rule, 0) or number in kept:
             return
         kept.add(number)
@@ -174,11 +165,12 @@ class Numbering:
         number = self._number(finding.rule, self._value(value), finding.found_as == "part")
         return f"[REDACTED:{finding.rule}#{number}]"
 
-    def _value(self, value: str) -> str:
-        if self._json_text and "\\" in value:
-            with contextlib.suppress(ValueError):
-                return str(json.loads(f'"{value}"'))
-        return value
+    @staticmethod
+    def _value(value: str) -> str:
+        """The value a text writes JSON-escaped (`\\"` for `"`, once or more: in JSON text, in
+        a JSON document a tool printed, in one inside a JSON string), as it is bare: one
+        value, one number, however it is written."""
+        return json_decodings(value)[-1]
 
     def _number(self, rule: str, value: str, part: bool = False) -> int:
         per_value = self._numbers.setdefault(rule, {})

@@ -10,9 +10,11 @@ generic rule took for a value (`TestParse/empty_input`, `create_access_token({`)
 header alone, and not a fixed replacement (a home path's `~`). A copy counts where it stands
 as a token of its own: not inside a longer run of letters and digits (a password `12345678`
 is not redacted out of the timestamp `1712345678901`), and in JSON text only inside a string
-literal, on whole escape sequences, so the text stays valid JSON. Copies of several values
-that overlap are one span. A copy that overlaps a span found already is left to that span.
-Each copy gets the marker of the value it is a copy of.
+literal, on whole escape sequences, so the text stays valid JSON. A value found JSON-escaped
+(in a JSON string, or a JSON document inside one) is also looked for as it reads decoded, an
+agent's message showing it bare. Copies of several values that overlap are one span. A copy
+that overlaps a span found already is left to that span. Each copy gets the marker of the
+value it is a copy of.
 
 A long value is also looked for in part, as printed truncated (`I set it to Xk9q2LmWp4Tz…`,
 `${TOKEN:0:16}`, `…R7vBn3Hc6Jd1`): by its first or last characters (stet_lsp/gate/parts.py),
@@ -26,7 +28,7 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from operator import itemgetter
 
 import ahocorasick_rs
@@ -35,7 +37,7 @@ from stet_lsp.core.lines import LineIndex
 from stet_lsp.gate.findings import Finding, finding_for
 from stet_lsp.gate.generated import looks_generated
 from stet_lsp.gate.heuristics import looks_like_reference
-from stet_lsp.gate.jsonaware import LiteralIndex, snap_to_literal
+from stet_lsp.gate.jsonaware import LiteralIndex, json_decodings, snap_to_literal
 from stet_lsp.gate.parts import pieces
 from stet_lsp.gate.spans import Span
 
@@ -75,6 +77,8 @@ class Repeats:
         self._pieces: list[_Piece] = []
         """What the automaton looks for after the values (whose indexes are theirs): pieces."""
         self._searches = 0  # by the automaton as it is
+        self._decoded: set[str] = set()
+        """The values remembered as what a value found stands for (`_add_decoded`)."""
 
     def __bool__(self) -> bool:
         return bool(self._origins)
@@ -85,6 +89,7 @@ class Repeats:
             value = text[span.start - offset : span.end - offset]
             if span.replacement is None and value not in self._origins and repeatable(value):
                 self._origins[value] = span
+                self._add_decoded(value, span, repeatable)
                 self._automaton = None
 
     def add_findings(self, text: str, findings: Iterable[Finding], offset: int = 0) -> None:
@@ -98,17 +103,33 @@ class Repeats:
         for finding in findings:
             value = text[finding.offset : finding.end_offset]
             if finding.replacement is None and len(value) <= MAX_LENGTH:
-                self._origins.setdefault(value, _span_of(finding))
+                origin = self._origins.setdefault(value, _span_of(finding))
+                self._add_decoded(value, origin, lambda _: True)
                 self._automaton = None
+
+    def _add_decoded(self, value: str, origin: Span, wanted: Callable[[str], bool]) -> None:
+        r"""Remember what `value` stands for when the text it was found in is JSON-escaped,
+        once or twice (a JSON string, or a JSON document inside one), as the same secret: a
+        transcript's line writes `Zr7\\qW3…` where the document it holds has `Zr7\qW3…`
+        and an agent's message `Zr7\qW3…`."""
+        for decoded in json_decodings(value)[1:]:
+            if decoded not in self._origins and wanted(decoded):
+                self._origins[decoded] = origin
+                self._decoded.add(decoded)
 
     def values(self) -> list[tuple[str, str]]:
         """(rule, value) of each value remembered, as the text it was found in writes it."""
-        return [(origin.rule, value) for value, origin in self._origins.items()]
+        return [
+            (origin.rule, value)
+            for value, origin in self._origins.items()
+            if value not in self._decoded
+        ]
 
     def in_json(self) -> Repeats:
         """The same values, looked for in JSON text: each also as a JSON string writes it
         (`"` and `\\` escaped), under the same marker."""
         copies = Repeats(as_json=True)
+        copies._decoded = self._decoded
         for value, origin in self._origins.items():
             copies._origins.setdefault(value, origin)
             written = json.dumps(value, ensure_ascii=False)[1:-1]

@@ -327,7 +327,7 @@ class Carried:
         if not self.values:
             yield from lines
             return
-        copies, numbering = self.values.in_json(), self.numbering.in_json()
+        copies, numbering = self.values.in_json(), self.numbering
         for line in lines:
             found = copies.findings(line, [])
             if found:

@@ -415,3 +415,63 @@ def test_a_stream_numbers_copies_glued_together_as_the_whole_text_does() -> None
     assert "".join(written) == whole
     last = json.loads(whole.splitlines()[-1])["c"]
     assert last.startswith("[REDACTED:secret-assignment#1]… and [REDACTED:")
+
+
+# A secret holding a backslash (a Python literal: one backslash), and a tool's output that
+# printed it in a JSON config.
+BACKSLASHED = "Zr7\\qW3nB5tY8z"
+CONFIG = json.dumps({"db": {"secret": BACKSLASHED}})
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        # The config shown as it is (a narration's tool output): escaped once.
+        (f"{CONFIG}\nDone. OK {BACKSLASHED}\n", "narration.md"),
+        # The config in a transcript's line: escaped twice; the message once, as JSON does.
+        (
+            json.dumps({"content": CONFIG + "\n"})
+            + "\n"
+            + json.dumps({"text": f"Done. OK {BACKSLASHED}"})
+            + "\n",
+            "events.jsonl",
+        ),
+    ],
+)
+def test_a_value_found_json_escaped_is_redacted_where_it_stands_decoded(
+    text: str, path: str
+) -> None:
+    """A value found in a JSON document (its backslash written `\\\\`, or `\\\\\\\\` in a
+    JSON string) is the same secret as the value written bare in an agent's message, and
+    takes the same marker there."""
+    result = redact_text(text, path=path, cache=None)
+    assert "qW3nB5tY8z" not in result.text
+    assert result.text.count("[REDACTED:ds-secret-keyword#1]") == 2
+    assert "#2]" not in result.text
+    assert redact_text(result.text, path=path, cache=None).text == result.text
+    if path.endswith(".jsonl"):
+        assert [json.loads(line) for line in result.text.splitlines()]
+
+
+def test_a_value_found_json_escaped_in_a_stream_and_in_the_json_of_another() -> None:
+    """The same in a stream of chunks, and carried from the narration into the events'
+    JSON, under the narration's marker."""
+    text = f"{CONFIG}\n" + "filler line\n" * (CHUNK_SIZE // 12) + f"Done. OK {BACKSLASHED}\n"
+    data = text.encode("utf-8")
+    written: list[str] = []
+    redact_blocks(
+        lambda: list(text_blocks(io.BytesIO(data), 1 << 16)), GateConfig(), "n.md", written.append
+    )
+    assert "qW3nB5tY8z" not in "".join(written)
+    assert "".join(written).count("[REDACTED:ds-secret-keyword#1]") == 2
+
+    carried = Carried()
+    runs = [f"{CONFIG}\n"]
+    gated = "".join(
+        redact_runs(range(1), runs.__getitem__, GateConfig(), "n.md", {}, carried=carried)
+    )
+    assert "qW3nB5tY8z" not in gated
+    line = json.dumps({"text": f"Done. OK {BACKSLASHED}"})
+    counts: dict[str, int] = {}
+    shown = list(carried.redact_json_lines([line], "events.jsonl", counts))
+    assert json.loads(shown[0]) == {"text": "Done. OK [REDACTED:ds-secret-keyword#1]"}
