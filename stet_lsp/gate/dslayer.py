@@ -143,6 +143,9 @@ _lock = threading.Lock()
 # ESC raw or as a JSON escape), and the rest of it: parameters, intermediates, the final byte.
 _CONTROL_OPEN = re.compile(r"(?:\x1b|\\u001[bB])\[[0-?]{0,64}\Z")
 _CONTROL_TAIL = re.compile(r"[0-?]{0,64}[ -/]{0,8}[@-~]")
+# How far a quoted value cut at an escaped quote is read to its closing quote (`whole_value`'s
+# most).
+_QUOTED_VALUE_MOST = 400
 _INDIRECT_REFERENCE = re.compile(r"(?::=?|[!=]{1,3})\s*[\w.-]+[\[\(][^\v]*[\]\)]")
 
 
@@ -483,5 +486,57 @@ def _locate(
     upper = min(len(text), end + 1024)
     at = window.find(value)
     while at >= 0:
-        yield _expand(text, begin + at, begin + at + len(value), lower, upper, runs)
+        start, stop = _expand(text, begin + at, begin + at + len(value), lower, upper, runs)
+        yield start, _to_closing_quote(text, start, stop, upper)
         at = window.find(value, at + len(value))
+
+
+def _to_closing_quote(text: str, start: int, end: int, upper: int) -> int:
+    r"""Where a value in double quotes that a token's end cut at an escaped quote ends: at its
+    closing quote. The keyword plugin reads a quoted value up to the first quote, escaped or
+    not (`"password": "Xk9\"mQ2…"`, and inside a JSON string, `\"Xk9\\\"mQ2…\"`). Written
+    inside `level` strings, each level doubling a backslash and escaping a quote once more,
+    the quote that opens the value has 2**level - 1 backslashes before it, and a backslash of
+    the value 2**level: a quote after an even count of the value's backslashes closes it, one
+    after an odd count is in it. `end` stays where no closing quote follows before a blank
+    (raw or escaped: a quoted phrase is not widened), a quote of a string around the value's,
+    or `_QUOTED_VALUE_MOST` characters from `start`."""
+    if start == 0 or text[start - 1] != '"' or "\\" not in text[end - 1 : end + 1]:
+        return end
+    level = _backslashes_before(text, start - 1)
+    if level & (level + 1):
+        return end  # not 2**level - 1: a backslash of the text before the quote
+    position = end
+    while position > start and text[position - 1] == "\\":
+        position -= 1  # the run of backslashes the token's end cut
+    limit = min(upper, len(text), start + _QUOTED_VALUE_MOST)
+    while position < limit:
+        character = text[position]
+        if character.isspace():
+            return end
+        if character == '"':
+            return position if level == 0 else end
+        if character != "\\":
+            position += 1
+            continue
+        after = position
+        while after < limit and text[after] == "\\":
+            after += 1
+        if after == limit or text[after] in "nrt" or text[after].isspace():
+            return end
+        if text[after] == '"':
+            escaped, rest = divmod(after - position - level, level + 1)
+            if escaped < 0 or rest:
+                return end  # a string around the value's ends, or escapes that do not read
+            if escaped % 2 == 0:
+                return after - level
+        position = after + 1
+    return end
+
+
+def _backslashes_before(text: str, position: int, most: int = 64) -> int:
+    """How many backslashes stand right before `position` (`most` at most)."""
+    count = 0
+    while count < most and position - count > 0 and text[position - count - 1] == "\\":
+        count += 1
+    return count

@@ -192,3 +192,25 @@ def test_a_count_assigned_to_a_credential_word_is_passed_over_and_nothing_after_
     redacted = redact_text(record.replace("__VALUE__", secret), cache=None).text
     assert secret not in redacted
     assert ("1234" in redacted) == ("1234" in record)
+
+
+@pytest.mark.parametrize("value", ['Xk9"mQ2vLp8rT4', 'Xk9\\"mQ2vLp8rT4', 'Xk9""mQ2vLp8rT4'])
+@pytest.mark.parametrize("times", [0, 1, 2])
+def test_a_value_holding_an_escaped_quote_is_redacted_to_its_closing_quote(
+    value: str, times: int
+) -> None:
+    """A JSON document's value holding a quote, written `\\"` (and `\\\\\\"` inside a JSON
+    string, and so on), goes whole, up to the quote that closes it: no part of it stays, and
+    the JSON around it keeps its structure."""
+    text = json.dumps({"password": value, "db": {"port": 5432}})
+    for _ in range(times):
+        text = json.dumps({"content": text})
+    path = "events.jsonl" if times else "config.md"
+    redacted = redact_text(text, path=path, cache=None).text
+    assert "mQ2vLp8rT4" not in redacted
+    for _ in range(times):
+        redacted = json.loads(redacted)["content"]
+    assert json.loads(redacted) == {
+        "password": "[REDACTED:ds-secret-keyword#1]",
+        "db": {"port": 5432},
+    }

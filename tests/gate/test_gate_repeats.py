@@ -475,3 +475,29 @@ def test_a_value_found_json_escaped_in_a_stream_and_in_the_json_of_another() -> 
     counts: dict[str, int] = {}
     shown = list(carried.redact_json_lines([line], "events.jsonl", counts))
     assert json.loads(shown[0]) == {"text": "Done. OK [REDACTED:ds-secret-keyword#1]"}
+
+
+def test_an_imported_session_keeps_no_value_a_printed_json_config_held(tmp_path: Path) -> None:
+    """The agent prints a JSON config whose values hold a quote and a backslash, then names
+    both values bare: narration.md and events.jsonl keep none of either, each value under one
+    marker everywhere."""
+    quoted = 'Xk9"mQ2vLp8rT4'
+    repo = make_repo(tmp_path / "repo", files={"README.md": "hi\n"})
+    root = Path(repo.workdir).resolve()
+    session = "00000001-1111-4222-8333-444455556666"
+    config = json.dumps({"password": quoted, "db": {"secret": BACKSLASHED}})
+    source = (
+        Transcript(root, session)
+        .user("Check the config")
+        .tool("toolu_1", "Bash", {"command": "cat config.json"}, config + "\n")
+        .say(f"Done. OK {quoted} {BACKSLASHED}")
+        .save(tmp_path / f"{session}.jsonl")
+    )
+    import_transcript(resolve_target(root), source)
+    folder = working_folder(resolve_target(root)).path
+    for name in ("events.jsonl", "narration.md"):
+        written = (folder / name).read_text(encoding="utf-8")
+        assert "Xk9" not in written and "mQ2vLp8rT4" not in written, name
+        assert "Zr7" not in written and "qW3nB5tY8z" not in written, name
+        assert written.count("[REDACTED:ds-secret-keyword#1]") == 2, name
+        assert written.count("[REDACTED:ds-secret-keyword#2]") == 2, name
