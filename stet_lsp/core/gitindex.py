@@ -7,8 +7,9 @@ default) writes every entry's whole path followed by a NUL: when those bytes are
 the file (memory-mapped, never read whole), no entry is the path, and libgit2 is not loaded.
 Anything else asks libgit2: the bytes found (a path that merely ends with them too, or holds
 them, for a folder's entries), a version 4 index (whose paths are prefix-compressed), a split
-or sparse index (whose entries live elsewhere or as folders), a `.git` that cannot be read. libgit2 reads neither the shared part
-of a split index nor a sparse index's folders: a path held only there is not seen.
+or sparse index (whose entries live elsewhere or as folders), a `.git` that cannot be read.
+libgit2 reads neither the shared part of a split index nor a sparse index's folders: a path
+held only there is not seen.
 
 Whether a sparse checkout leaves a path out (`outside_sparse_checkout`) is read from the
 index file's entries themselves: pygit2 shows no entry's flags.
