@@ -491,6 +491,9 @@ def _locate(
         at = window.find(value, at + len(value))
 
 
+_CLOSES = frozenset("}],:")
+
+
 def _to_closing_quote(text: str, start: int, end: int, upper: int) -> int:
     r"""Where a value in double quotes that a token's end cut at an escaped quote ends: at its
     closing quote. The keyword plugin reads a quoted value up to the first quote, escaped or
@@ -500,7 +503,8 @@ def _to_closing_quote(text: str, start: int, end: int, upper: int) -> int:
     the value 2**level: a quote after an even count of the value's backslashes closes it, one
     after an odd count is in it. `end` stays where no closing quote follows before a blank
     (raw or escaped: a quoted phrase is not widened), a quote of a string around the value's,
-    or `_QUOTED_VALUE_MOST` characters from `start`."""
+    an escaped quote a document's `}`, `]`, `,` or `:` follows (the value's own last
+    backslash, then its closing quote), or `_QUOTED_VALUE_MOST` characters from `start`."""
     if start == 0 or text[start - 1] != '"' or "\\" not in text[end - 1 : end + 1]:
         return end
     level = _backslashes_before(text, start - 1)
@@ -530,6 +534,10 @@ def _to_closing_quote(text: str, start: int, end: int, upper: int) -> int:
                 return end  # a string around the value's ends, or escapes that do not read
             if escaped % 2 == 0:
                 return after - level
+            if after + 1 < limit and text[after + 1] in _CLOSES:
+                # `vSf…p\"}"`: the value's own last backslash, then its quote, in a document
+                # decoded in place; the `}` after it is the document's, not the value's.
+                return end
         position = after + 1
     return end
 

@@ -214,3 +214,19 @@ def test_a_value_holding_an_escaped_quote_is_redacted_to_its_closing_quote(
         "password": "[REDACTED:ds-secret-keyword#1]",
         "db": {"port": 5432},
     }
+
+
+@pytest.mark.parametrize("times", [1, 2])
+@pytest.mark.parametrize("path", ["narration.md", "events.jsonl"])
+def test_a_value_ending_in_a_backslash_inside_a_json_string_keeps_the_document_whole(
+    times: int, path: str
+) -> None:
+    """A value's own last backslash before its closing quote reads, decoded in place, as an
+    escaped quote: the document's `}` after it is not the value's, and stays."""
+    text = json.dumps({"secret": "vSf qwJvCJQDs8p\\"})
+    for _ in range(times):
+        text = json.dumps({"content": text})
+    redacted = redact_text(text + "\n", path=path, cache=None).text
+    for _ in range(times):
+        redacted = json.loads(redacted)["content"]
+    assert json.loads(redacted) == {"secret": "[REDACTED:ds-secret-keyword#1]"}
