@@ -232,7 +232,10 @@ def _import(
         held += in_others
         del in_others
         continues = part.trajectories if part is not None else ()
-        redacted: list[tuple[str, str]] = []
+        # What its gate redacts, for the other stored sessions: with none, the compose has
+        # nothing to carry it into (and would read the session just stored again for it).
+        others = any(other != stem for other, _ in _records(folder))
+        redacted: list[tuple[str, str]] | None = [] if others else None
         with _stored_until_composed(target, folder, stem):
             record = _store_session(
                 target,
@@ -249,7 +252,7 @@ def _import(
                 source,
             )
             tell("composing")
-            compose(target, folder, config, redacted)
+            compose(target, folder, config, redacted or ())
             del redacted
     return _result(folder, parsed, record, changed=True, outside=outside, warnings=warnings)
 
