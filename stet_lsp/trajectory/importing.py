@@ -437,9 +437,7 @@ def compose(
     # compose killed midway had begun to write.
     replaced = _kept_aside(target, [folder.path / name for name in (NARRATION, EVENTS, META)])
     carried = Carried()
-    known = [
-        (form, known_value(rule, form)) for rule, value in redacted for form in _as_read(value)
-    ]
+    known = [(value, known_value(rule, value)) for rule, value in redacted]
     gated = gated_narration(meta, events, lines, config, carried, known)
 
     def carry() -> None:
@@ -473,18 +471,6 @@ def compose(
     if pending(folder):
         remove_regular(folder.path / SESSIONS / COMPOSING, target.root)
     _let_go(_ending_with(replaced, meta_path))
-
-
-def _as_read(value: str) -> list[str]:
-    """A value as JSON text writes it, and as it reads (its escapes decoded): the narration
-    shows it so."""
-    if "\\" not in value:
-        return [value]
-    try:
-        decoded = json.loads(f'"{value}"')
-    except ValueError:
-        return [value]
-    return [value, decoded] if isinstance(decoded, str) and decoded != value else [value]
 
 
 def _kept_aside(target: Target, paths: list[Path]) -> dict[Path, Path | None]:

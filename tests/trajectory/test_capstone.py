@@ -578,12 +578,7 @@ def test_a_capstone_whose_archiving_failed_is_finished_by_the_next(
     again = capstone(target)
     assert not again.changed and again.archived is not None
 
-    third = capstone(import_work(root, tmp_path, 2))
-    events = blob_text(
-        repo, head_commit(repo), f".stet/trajectories/{third.trajectory}/events.jsonl"
-    )
-    sessions = {json.loads(line)["session"] for line in events.splitlines()}
-    assert sessions == {"00000002-1111-4222-8333-444455556666"}
+    assert_the_second_session_is_committed(repo, root, tmp_path, target)
 
 
 def test_a_capstone_stopped_after_its_commit_is_finished_with_its_verdicts(
