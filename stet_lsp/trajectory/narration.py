@@ -13,10 +13,13 @@ fence longer than any backtick run they contain.
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import pairwise
 from typing import Any, NamedTuple
 
 from stet_lsp.gate.redact import MARKER
@@ -35,6 +38,7 @@ from stet_lsp.trajectory.events import (
     Rewind,
     SessionEnd,
     SessionStart,
+    SourceRef,
     Subagent,
     ToolCall,
     ToolResult,
@@ -205,6 +209,10 @@ class _Context:
             elif isinstance(event, Subagent):
                 parents.setdefault(event.agent_id, event.agent)
         return cls(events, numbers, results, parents)
+
+    @cached_property
+    def rewinds(self) -> _Rewinds:
+        return _Rewinds.of(self.events, self.numbers)
 
     def depth(self, agent: str | None) -> int:
         """How deep an agent's events are nested: 0 for the main agent."""
@@ -405,41 +413,101 @@ def _abandoned(block: list[str], number: int) -> list[str]:
 def _rewind(context: _Context, index: int, event: Rewind) -> list[str]:
     """Where the conversation went back to, and the steps it left since."""
     number = context.numbers[index]
-    kept: int | None = None
-    left: list[int] = []
-    for earlier in range(index - 1, -1, -1):
-        other = context.events[earlier]
-        if other.session != event.session:
-            break
-        if event.resumes_after is not None and other.source == event.resumes_after:
-            # The first event of that record (a reply and its usage share one).
-            while earlier > 0 and context.events[earlier - 1].source == other.source:
-                earlier -= 1
-            kept = context.numbers[earlier]
-            break
-        if other.abandoned:
-            left.append(context.numbers[earlier])
+    kept, left = context.rewinds.went_back(index, event)
     back = f"to step [{kept}](#step-{kept})" if kept is not None else "to its start"
     text = f"The user took the conversation back {back} and went on from there"
-    text += f": {_step_ranges(sorted(left))} abandoned." if left else "."
+    text += f": {_step_ranges(left)} abandoned." if left else "."
     note = "The transcript does not say whether the files were restored too."
     return [_label(number, "Rewind", event.time), "", *_quote([text, "", note])]
 
 
-def _step_ranges(numbers: list[int]) -> str:
-    """Step numbers as linked ranges: "steps 4 to 9 and 12"."""
+@dataclass
+class _Rewinds:
+    """What a rewind's block looks up, found once for all of them: a transcript rewinding
+    every few steps read the whole session back at each rewind."""
+
+    events: list[EventBase]
+    numbers: list[int]
+    # Index -> the first index of the run of events of its session it stands in.
+    session_start: list[int]
+    # A record's source -> the indices of its events, in order.
+    by_source: dict[SourceRef, list[int]]
+    # Abandoned events of consecutive indices and numbers, as (first, last) index, in order;
+    # None when numbers do not rise with the index (then each rewind sorts its own).
+    runs: list[tuple[int, int]] | None
+
+    @classmethod
+    def of(cls, events: list[EventBase], numbers: list[int]) -> _Rewinds:
+        session_start: list[int] = []
+        by_source: dict[SourceRef, list[int]] = {}
+        runs: list[tuple[int, int]] = []
+        for index, event in enumerate(events):
+            same = index > 0 and events[index - 1].session == event.session
+            session_start.append(session_start[-1] if same else index)
+            by_source.setdefault(event.source, []).append(index)
+            if not event.abandoned:
+                continue
+            if runs and runs[-1][1] == index - 1 and numbers[index - 1] == numbers[index] - 1:
+                runs[-1] = (runs[-1][0], index)
+            else:
+                runs.append((index, index))
+        rising = all(a < b for a, b in pairwise(numbers))
+        return cls(events, numbers, session_start, by_source, runs if rising else None)
+
+    def went_back(self, index: int, event: Rewind) -> tuple[int | None, list[tuple[int, int]]]:
+        """The step the rewind at `index` went back to (None: the session's start), and the
+        steps abandoned since, as ranges of numbers: the events of its session before it, back
+        to the last one of the record it resumes after."""
+        start = self.session_start[index]
+        kept: int | None = None
+        if event.resumes_after is not None:
+            positions = self.by_source.get(event.resumes_after, [])
+            found = bisect.bisect_left(positions, index) - 1
+            if found >= 0 and positions[found] >= start:
+                last = positions[found]
+                first = last
+                while first > 0 and self.events[first - 1].source == event.resumes_after:
+                    first -= 1
+                kept = self.numbers[first]
+                start = last + 1
+        return kept, self._abandoned_between(start, index)
+
+    def _abandoned_between(self, start: int, end: int) -> list[tuple[int, int]]:
+        if self.runs is None:
+            left = sorted(self.numbers[i] for i in range(start, end) if self.events[i].abandoned)
+            return _number_ranges(left)
+        ranges = []
+        for position in range(
+            max(bisect.bisect_right(self.runs, (start, end)) - 1, 0), len(self.runs)
+        ):
+            low, high = self.runs[position]
+            if low >= end:
+                break
+            low, high = max(low, start), min(high, end - 1)
+            if low <= high:
+                ranges.append((self.numbers[low], self.numbers[high]))
+        return ranges
+
+
+def _number_ranges(numbers: list[int]) -> list[tuple[int, int]]:
+    """Sorted numbers as ranges of consecutive ones."""
     ranges: list[tuple[int, int]] = []
     for number in numbers:
         if ranges and ranges[-1][1] == number - 1:
             ranges[-1] = (ranges[-1][0], number)
         else:
             ranges.append((number, number))
+    return ranges
+
+
+def _step_ranges(ranges: list[tuple[int, int]]) -> str:
+    """Ranges of step numbers, linked: "steps 4 to 9 and 12"."""
     parts = [
         f"[{a}](#step-{a})" if a == b else f"[{a}](#step-{a}) to [{b}](#step-{b})"
         for a, b in ranges
     ]
     joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    plural = len(numbers) > 1
+    plural = len(ranges) > 1 or ranges[0][0] != ranges[0][1]
     return f"step{'s' if plural else ''} {joined} {'were' if plural else 'was'}"
 
 

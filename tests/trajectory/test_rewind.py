@@ -6,10 +6,12 @@ the new one. Hook progress beside the messages, side chains and compactions are 
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from samples import sample
 from test_export import validate_atif, validate_with_harbor
 from test_import_claude_code import (
@@ -42,6 +44,7 @@ from stet_lsp.trajectory.export_atif import to_atif
 from stet_lsp.trajectory.importers.atif import IMPORTERS as ATIF_IMPORTERS
 from stet_lsp.trajectory.importing import import_transcript
 from stet_lsp.trajectory.index import TrajectoryIndex
+from stet_lsp.trajectory.narration import render
 from stet_lsp.trajectory.provenance import Provenance
 from stet_lsp.trajectory.step_detail import hover
 from stet_lsp.trajectory.store import working_folder
@@ -681,3 +684,70 @@ def test_a_rewind_to_the_start_credits_only_the_new_branch(root: Path, tmp_path:
     assert back.resumes_after is None
     prompts = [(e.text, e.abandoned) for e in of(again, UserMessage)]
     assert prompts == [("Name line five", True), ("Name line fifteen instead", False)]
+
+
+def _said_of_rewind(events: list[EventBase], index: int) -> str:
+    """What the narration says of the rewind at `index`, read off the events one by one:
+    back over its session's events to the last one of the record it resumes after."""
+    rewind = events[index]
+    assert isinstance(rewind, Rewind)
+    numbers = [event.step or position for position, event in enumerate(events, 1)]
+    kept, left = None, []
+    for earlier in range(index - 1, -1, -1):
+        if events[earlier].session != rewind.session:
+            break
+        if rewind.resumes_after is not None and events[earlier].source == rewind.resumes_after:
+            while earlier > 0 and events[earlier - 1].source == rewind.resumes_after:
+                earlier -= 1
+            kept = numbers[earlier]
+            break
+        if events[earlier].abandoned:
+            left.append(numbers[earlier])
+    ranges: list[list[int]] = []
+    for number in sorted(left):
+        if ranges and ranges[-1][1] == number - 1:
+            ranges[-1][1] = number
+        else:
+            ranges.append([number, number])
+    back = f"to step [{kept}](#step-{kept})" if kept is not None else "to its start"
+    said = f"The user took the conversation back {back} and went on from there"
+    if not left:
+        return said + "."
+    parts = [f"[{a}](#step-{a})" + (f" to [{b}](#step-{b})" if b != a else "") for a, b in ranges]
+    joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    plural = len(left) > 1
+    return f"{said}: step{'s' if plural else ''} {joined} {'were' if plural else 'was'} abandoned."
+
+
+@pytest.mark.parametrize("numbering", ["steps", "positions", "steps out of order"])
+@pytest.mark.parametrize("seed", range(20))
+def test_each_rewind_names_what_it_kept_and_left_as_its_session_s_events_say(
+    numbering: str, seed: int
+) -> None:
+    """Rewinds are told from indices made once (a session rewinding every few steps was read
+    back to its start at every rewind: minutes for 20 MB); what they say is what reading the
+    events back says, whatever the sessions, sources, abandoned events and step numbers."""
+    rng = random.Random(seed)
+    count = rng.randint(1, 60)
+    steps = {
+        "steps": list(range(1, count + 1)),
+        "positions": [0] * count,
+        "steps out of order": [rng.randint(0, count) for _ in range(count)],
+    }[numbering]
+    events: list[EventBase] = []
+    for position in range(count):
+        common = {
+            "step": steps[position],
+            "session": "s1" if rng.random() < 0.7 else "s2",
+            "source": SourceRef(file=rng.choice("ab"), line=rng.randint(1, 12)),
+            "abandoned": rng.random() < 0.5,
+        }
+        if rng.random() < 0.3:
+            after = SourceRef(file=rng.choice("ab"), line=rng.randint(1, 12))
+            events.append(Rewind(resumes_after=after if rng.random() < 0.7 else None, **common))
+        else:
+            events.append(UserMessage(text=f"prompt {position}", **common))
+    narration = render({"id": "random"}, events)
+    for index, event in enumerate(events):
+        if isinstance(event, Rewind):
+            assert _said_of_rewind(events, index) in narration
