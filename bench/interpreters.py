@@ -33,8 +33,9 @@ class Interpreter:
 
     @property
     def stet(self) -> list[str]:
-        """`stet` as its console script runs it (no runpy)."""
-        return [self.python, "-c", "import sys\nfrom stet_lsp.cli import main\nsys.exit(main())"]
+        """`stet` as its console script runs it (no runpy): `cli.run`, which ends without the
+        interpreter's teardown once its output is flushed."""
+        return [self.python, "-c", "from stet_lsp.cli import run\nrun()"]
 
 
 def clean_interpreter(folder: Path) -> Interpreter:
