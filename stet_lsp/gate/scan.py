@@ -67,7 +67,6 @@ _NAME_WORDS = (
 _NAME_JOINTS = tuple(
     word + joint for word in _NAME_WORDS for joint in ('", "', '","', '",\n', '",\r', '" ,')
 )
-_NAME_WORD_SET = frozenset(_NAME_WORDS)
 _JSON_KEYWORDS = (*_HIDING_ESCAPES, *_NAME_JOINTS, *argv.JOINTS)
 # How many times text quoted as a JSON string inside text is decoded (a transcript's events
 # quote a tool's output, which may quote a log line's JSON, which may quote JSON again).
@@ -323,9 +322,10 @@ def _quoted_lines(
 
 
 def _is_name_joint(lowered: str, offset: int) -> bool:
-    """Whether a keyword hit is one of `_NAME_JOINTS` (not a detect-secrets keyword)."""
-    quote = lowered.find('"', offset, offset + 16)
-    return quote > offset and lowered[offset:quote] in _NAME_WORD_SET
+    """Whether a keyword hit is one of `_NAME_JOINTS` (not a detect-secrets keyword). A
+    keyword that is also a name word (`"password": "…"`) is the joint only where a string
+    follows its name (`"password", "…"`): a key's value is detect-secrets' to read."""
+    return lowered.startswith(_NAME_JOINTS, offset)
 
 
 def _views_spans(views: list[View], scan: Callable[[str], list[Span]]) -> list[Span]:
