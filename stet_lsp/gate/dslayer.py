@@ -492,6 +492,7 @@ def _locate(
 
 
 _CLOSES = frozenset("}],:")
+_BLANK = re.compile(r"\s")
 
 
 def _to_closing_quote(text: str, start: int, end: int, upper: int) -> int:
@@ -502,21 +503,27 @@ def _to_closing_quote(text: str, start: int, end: int, upper: int) -> int:
     the quote that opens the value has 2**level - 1 backslashes before it, and a backslash of
     the value 2**level: a quote after an even count of the value's backslashes closes it, one
     after an odd count is in it. `end` stays where no closing quote follows before a blank
-    (raw or escaped: a quoted phrase is not widened), a quote of a string around the value's,
+    (raw or escaped: a quoted phrase is not widened; a JSON member's value, `"key": "…"`, is
+    the string's whole content, blanks and all, unless the reported value holds one), a quote
+    of a string around the value's,
     an escaped quote a document's `}`, `]`, `,` or `:` follows (the value's own last
     backslash, then its closing quote), or `_QUOTED_VALUE_MOST` characters from `start`."""
     if start == 0 or text[start - 1] != '"' or "\\" not in text[end - 1 : end + 1]:
         return end
-    level = _backslashes_before(text, start - 1)
+    level = backslashes_before(text, start - 1)
     if level & (level + 1):
         return end  # not 2**level - 1: a backslash of the text before the quote
+    # A value reported with a blank in it (`The \`) begins a phrase, whatever names it.
+    member = _is_member_value(text, start - 1 - level, level) and not _BLANK.search(
+        text, start, end
+    )
     position = end
     while position > start and text[position - 1] == "\\":
         position -= 1  # the run of backslashes the token's end cut
     limit = min(upper, len(text), start + _QUOTED_VALUE_MOST)
     while position < limit:
         character = text[position]
-        if character.isspace():
+        if character in "\r\n" or (character.isspace() and not member):
             return end
         if character == '"':
             return position if level == 0 else end
@@ -526,7 +533,9 @@ def _to_closing_quote(text: str, start: int, end: int, upper: int) -> int:
         after = position
         while after < limit and text[after] == "\\":
             after += 1
-        if after == limit or text[after] in "nrt" or text[after].isspace():
+        if after == limit or text[after].isspace():
+            return end
+        if text[after] in "nrt" and not member:
             return end
         if text[after] == '"':
             escaped, rest = divmod(after - position - level, level + 1)
@@ -542,7 +551,25 @@ def _to_closing_quote(text: str, start: int, end: int, upper: int) -> int:
     return end
 
 
-def _backslashes_before(text: str, position: int, most: int = 64) -> int:
+def _is_member_value(text: str, quote: int, level: int) -> bool:
+    """Whether the string whose opening quote (its `level` backslashes first) is at `quote` is
+    a JSON member's value: a key's closing quote, escaped as it is, and a colon before it."""
+    position = quote
+    while position > 0 and text[position - 1] in " \t":
+        position -= 1
+    if position == 0 or text[position - 1] != ":":
+        return False
+    position -= 1
+    while position > 0 and text[position - 1] in " \t":
+        position -= 1
+    return (
+        position > 0
+        and text[position - 1] == '"'
+        and backslashes_before(text, position - 1) == level
+    )
+
+
+def backslashes_before(text: str, position: int, most: int = 64) -> int:
     """How many backslashes stand right before `position` (`most` at most)."""
     count = 0
     while count < most and position - count > 0 and text[position - count - 1] == "\\":

@@ -318,7 +318,35 @@ def _quoted_lines(
         for hit in hits
         if text.find('\\"', max(0, hit - _ESCAPE_LOOKBEHIND), hit + _ESCAPE_LOOKAHEAD) >= 0
     ]
-    return _escaped_lines(text, quoted, config, filename, depth)[0] if quoted else []
+    if not quoted:
+        return []
+    spans = _escaped_lines(text, quoted, config, filename, depth)[0]
+    return [span._replace(end=_closed_within(text, span.start, span.end)) for span in spans]
+
+
+def _closed_within(text: str, start: int, end: int) -> int:
+    r"""Where a span found in a line decoded once more than it is written ends: at the quote
+    that closes the string it starts in, when that quote is in it and no other string at that
+    level is. A document's value ending in a backslash (`"Xk9…\\","x"`) decoded reads as an
+    escaped quote (`"Xk9…\","x"`), and a value read there runs on over the document's `",`.
+    Written inside `level` strings, the opening quote has 2**level - 1 backslashes before it,
+    and a quote after that many plus an even count of the value's own backslashes (each
+    2**level) closes it; a span over several strings (a key block's lines) is left whole."""
+    if start == 0 or text[start - 1] != '"':
+        return end
+    opening = dslayer.backslashes_before(text, start - 1)
+    if opening & (opening + 1):
+        return end
+    closing = -1
+    quote = text.find('"', start, end)
+    while quote >= 0:
+        escaped, rest = divmod(dslayer.backslashes_before(text, quote) - opening, opening + 1)
+        if escaped >= 0 and not rest and escaped % 2 == 0:
+            if closing >= 0:
+                return end  # another string of that level: the span runs over several
+            closing = quote
+        quote = text.find('"', quote + 1, end)
+    return end if closing < 0 else closing - opening
 
 
 def _is_name_joint(lowered: str, offset: int) -> bool:

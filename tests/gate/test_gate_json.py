@@ -3,6 +3,7 @@
 import base64
 import json
 import random
+import re
 import string
 
 import gate_corpus
@@ -230,3 +231,58 @@ def test_a_value_ending_in_a_backslash_inside_a_json_string_keeps_the_document_w
     for _ in range(times):
         redacted = json.loads(redacted)["content"]
     assert json.loads(redacted) == {"secret": "[REDACTED:ds-secret-keyword#1]"}
+
+
+MARKER_ONE = re.compile(r"\[REDACTED:[a-z0-9-]+#1\]")
+# A quote then a blank later in the string, a value ending in an escaped backslash, and an
+# escaped backslash then an escaped quote (`\\\"`).
+ESCAPED_VALUES = [
+    'Xk9"mQ2vLp8rT4wZ',
+    'Xk9"mQ2vLp8 rT4wZq',
+    "Xk9mQ2vLp8rT4\\",
+    'Xk9mQ2vLp8rT4\\"Zq',
+]
+
+
+@pytest.mark.parametrize("value", ESCAPED_VALUES)
+@pytest.mark.parametrize("times", [0, 1, 2])
+@pytest.mark.parametrize("path", ["notes.md", "config.json", "events.jsonl"])
+@pytest.mark.parametrize("nested", [False, True])
+def test_a_member_value_with_escaped_quotes_or_backslashes_goes_whole_and_alone(
+    value: str, times: int, path: str, nested: bool
+) -> None:
+    """A JSON member's value is its string's whole content, to its real closing quote, under
+    one marker: found in a .json file and a JSONL line as in text, nothing left of it, and
+    nothing taken after it (`\\\\"` closes the string after an escaped backslash), whatever the
+    strings it is written inside (compact, as a tool writes it)."""
+    document: dict[str, object] = {"password": value, "x": "y"}
+    if nested:
+        document = {"type": "x", "input": document}
+    text = json.dumps(document, separators=(",", ":"))
+    for _ in range(times):
+        text = json.dumps({"content": text}, separators=(",", ":"))
+    redacted = redact_text(text + "\n", path=path, cache=None).text
+    assert "mQ2vLp8" not in redacted and "rT4" not in redacted
+    for _ in range(times):
+        redacted = json.loads(redacted)["content"]
+    shown = json.loads(redacted)
+    if nested:
+        assert shown["type"] == "x"
+        shown = shown["input"]
+    assert set(shown) == {"password", "x"} and shown["x"] == "y"
+    assert MARKER_ONE.fullmatch(shown["password"])
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"msg": "say \\"hi\\"", "password": "", "note": "a \\"quoted\\" word"}',
+        '{"password": "\\"${DB_PASS}\\""}',
+        '{"password": "\\"\\""}',
+        '{"title": "the \\"password\\" field", "path": "D:\\\\build\\\\out\\\\app.log"}',
+    ],
+)
+@pytest.mark.parametrize("path", ["notes.md", "config.json", "events.jsonl"])
+def test_json_with_escaped_quotes_and_no_credential_keeps_its_text(line: str, path: str) -> None:
+    for text in (line, json.dumps({"content": line})):
+        assert redact_text(text + "\n", path=path, cache=None).text == text + "\n"

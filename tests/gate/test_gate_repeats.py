@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -501,3 +502,51 @@ def test_an_imported_session_keeps_no_value_a_printed_json_config_held(tmp_path:
         assert "Zr7" not in written and "qW3nB5tY8z" not in written, name
         assert written.count("[REDACTED:ds-secret-keyword#1]") == 2, name
         assert written.count("[REDACTED:ds-secret-keyword#2]") == 2, name
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        'Xk9"mQ2vLp8rT4wZ',  # an escaped quote
+        'Xk9"mQ2vLp8 rT4wZq',  # an escaped quote, a blank after it
+        "Xk9mQ2vLp8rT4wZ\\",  # an escaped backslash that the closing quote follows
+        'Xk9mQ2vLp8rT4wZ\\"q',  # an escaped backslash, then an escaped quote
+    ],
+)
+@pytest.mark.parametrize("where", ["input", "result"])
+def test_an_imported_session_keeps_no_part_of_an_escaped_json_value(
+    tmp_path: Path, value: str, where: str
+) -> None:
+    """A value with escaped quotes or backslashes in a tool call's input, or in the JSON
+    config its output prints (compact, as a tool writes it): events.jsonl and narration.md
+    keep none of it, and the key after it stays."""
+    repo = make_repo(tmp_path / "repo", files={"README.md": "hi\n"})
+    root = Path(repo.workdir).resolve()
+    session = "00000001-1111-4222-8333-444455556666"
+    config = {"password": value, "x": "kept"}
+    tool_input: dict[str, object] = {"command": "deploy"}
+    output = "deployed\n"
+    if where == "input":
+        tool_input["config"] = config
+    else:
+        output = json.dumps(config, separators=(",", ":")) + "\n"
+    source = (
+        Transcript(root, session)
+        .user("Deploy it")
+        .tool("toolu_1", "Bash", tool_input, output)
+        .say("Done.")
+        .save(tmp_path / f"{session}.jsonl")
+    )
+    import_transcript(resolve_target(root), source)
+    folder = working_folder(resolve_target(root)).path
+    for name in ("events.jsonl", "narration.md"):
+        written = (folder / name).read_text(encoding="utf-8")
+        assert "mQ2vLp8" not in written and "rT4wZ" not in written, name
+    events = [json.loads(line) for line in (folder / "events.jsonl").open(encoding="utf-8")]
+    if where == "input":
+        (call,) = [event for event in events if event["kind"] == "tool_call"]
+        shown = call["input"]["config"]
+    else:
+        (result,) = [event for event in events if event["kind"] == "tool_result"]
+        shown = json.loads(result["output"])
+    assert shown["x"] == "kept" and re.fullmatch(r"\[REDACTED:[a-z-]+#1\]", shown["password"])
