@@ -83,6 +83,8 @@ _ELEMENT_GAP = re.compile(r"[ \t\r\n]{0,4096},[ \t\r\n]{0,4096}")
 _KEY_COLON = re.compile(r"[ \t\r\n]{0,4096}:")
 _PUNCTUATION = re.compile(r'[\s,:{}\[\]"]*+')
 _CLOSING_TAG = re.compile(r"</[A-Za-z][A-Za-z0-9-]{0,31}>")
+# A keyword, the rest of the JSON key it is in, and the value string's opening quote.
+_KEY_VALUE = re.compile(r'[A-Za-z0-9_.\-]{0,64}"[ \t]{0,16}:[ \t]{0,16}"')
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 
@@ -222,6 +224,7 @@ def _scan_chunk(
     name_hits: list[int] = []
     argv_hits: list[int] = []
     encoded_hits: list[tuple[int, int]] = []
+    found_at = {span.start for span in spans} if as_json else set()
     for offset in scanner.keyword_hits:
         first = lowered[offset]
         if first == "\\":
@@ -232,7 +235,7 @@ def _scan_chunk(
             argv_hits.append(offset)
         elif (group := encoded.anchor_at(text, offset)) is not None:
             encoded_hits.append((offset, group))
-        else:
+        elif not (as_json and _key_value_found(text, offset, found_at)):
             ds_hits.append(offset)
     if config.use_detect_secrets:
         spans += dslayer.scan_windows(
@@ -347,6 +350,14 @@ def _closed_within(text: str, start: int, end: int) -> int:
             closing = quote
         quote = text.find('"', quote + 1, end)
     return end if closing < 0 else closing - opening
+
+
+def _key_value_found(text: str, offset: int, found: set[int]) -> bool:
+    """Whether the keyword at `offset` ends a JSON key (`password": "`) whose value a span of
+    the gate's rules starts (`found`: where they start): detect-secrets, slow, need not read
+    it again."""
+    match = _KEY_VALUE.match(text, offset)
+    return match is not None and match.end() in found
 
 
 def _is_name_joint(lowered: str, offset: int) -> bool:
