@@ -803,10 +803,11 @@ def _spells_a_password_word(part: str) -> bool:
 # lookbehind, an inline flag, a counted repeat after a class, an escape, `.` or `)`, an open
 # repeat after a class, a value that is one class (`TOKEN_RE = r"ghp_[A-Za-z0-9]{36}"`,
 # `PASSWORD_REGEX = r"^(?=.*[a-z]).{8,}$"`). Others count only two together (an open repeat
-# after `.`, a `)` that closes a group, or an escape, a class, anchors at both ends): a random
-# password holds one by chance far more often than two. A class is one only with an escape or
-# a range of one kind of character in order (`a-f`, `0-9`; not a random `T-c`). Of 50,000
-# random passwords of 12-32 characters, 0 to 1 read as patterns, by alphabet.
+# after `.`, a `)` that closes a group, or an escape, a word boundary `\b`, a class, anchors
+# at both ends: `r'\bghp_\w+'`): a random password holds one by chance far more often than
+# two. A class is one only with an escape or a range of one kind of character in order
+# (`a-f`, `0-9`; not a random `T-c`). Of 50,000 random passwords of 12-32 characters, 0 to 1
+# read as patterns, by alphabet.
 _CLASS = re.compile(r"\[\^?([^\]\s]{1,60})\]")
 _RANGE = re.compile(r"([A-Za-z0-9])-([A-Za-z0-9])")
 _CLASS_ESCAPE = re.compile(r"\\[dwsDWS]")
@@ -814,7 +815,7 @@ _COUNTED = re.compile(r"\{[0-9]{1,4}(?:,[0-9]{0,4})?\}")
 _SURE_PATTERN = re.compile(
     r"\(\?[=!]\.[*+]|\(\?<[=!]|\(\?[imsx]{1,4}\)|(?:\\[dwsDWS]|[.)])" + _COUNTED.pattern
 )
-_PATTERN_HINT = re.compile(r"[.)][*+]|\\[dwsDWS][*+]")
+_PATTERN_HINT = re.compile(r"[.)][*+]|\\[dwsDWS][*+]|\\[bB]")
 
 
 def looks_like_pattern(value: str) -> bool:
@@ -883,7 +884,9 @@ def is_call_on_a_literal(text: str, start: int, end: int) -> bool:
 
 def looks_like_secret_value(value: str, *, min_length: int = 8, min_entropy: float = 3.0) -> bool:
     """A value assigned to a credential's name: encoded, or password-like (any characters,
-    several classes, varied), and neither a placeholder nor a reference."""
+    several classes, varied), and neither a placeholder nor a reference. A value holding
+    escapes, wrapped in quotes or with a word's apostrophe is judged by what is written
+    without them too (`written_characters`)."""
     if len(value) < min_length or value != value.strip():
         return False
     if is_placeholder(value) or is_env_reference(value) or is_agent_id(value):
@@ -894,12 +897,60 @@ def looks_like_secret_value(value: str, *, min_length: int = 8, min_entropy: flo
         return True
     if _UUID.fullmatch(value) or value.startswith(_HASH_PREFIXES) or looks_like_reference(value):
         return False
+    if is_windows_path(value):
+        return False
+    written = written_characters(value)
+    if written != value:
+        return looks_like_secret_value(written, min_length=min_length, min_entropy=min_entropy)
     lower, upper, digits, _, symbol = _classes(value)
     classes = sum((lower, upper, digits, symbol))
     if classes < 2 and not has_generated_run(value):
         return False
     # Every class (`Maxxxx#2024zQ`): a password even with a repeated letter.
     return shannon_entropy(value) >= (min_entropy - 0.5 if classes == 4 else min_entropy)
+
+
+# A backslash (a run: JSON doubles it) and what it escapes, a character's letter or code
+# (`\n`, `\x1b`, `\u00e9`, `\N{BULLET}`, `\0`): code's way of writing a character.
+_ESCAPE = re.compile(
+    r"\\+(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|N\{[A-Za-z0-9 \-]{1,60}\}"
+    r"|[0-7]{1,3}|[abefnrtv'\"])?"
+)
+_APOSTROPHE = re.compile(r"(?<=[A-Za-z])'(?=[A-Za-z])")
+# Quotes around the whole value, escaped alike at both ends (`"$PASS"`, `\"$TOKEN\"`).
+_WRAPPED = re.compile(r"(?P<quote>\\*[\"'`])(?P<inner>.+)(?P=quote)", re.DOTALL)
+
+
+def written_characters(value: str) -> str:
+    """`value` as its characters read once what stands around them is taken out: the quotes
+    wrapping all of it (`'"$PASS"'`, `"\\"$TOKEN\\""`: the value a quote holds), its escapes
+    (`'\\x00\\x01'`, `"%s\\t%s\\n"`: code's characters; `'Qm7\\zP4…'` keeps `Qm7zP4…`) and
+    an apostrophe between letters (`"don't-log-this"`: a word's)."""
+    wrapped = _WRAPPED.fullmatch(value)
+    if wrapped is not None:
+        value = wrapped.group("inner")
+    if "\\" in value:
+        value = _ESCAPE.sub("", value)
+    return _APOSTROPHE.sub("", value) if "'" in value else value
+
+
+# A Windows path: a drive (`C:\\`), a share (`\\\\server\\share`) or `.`/`..`, then
+# segments of a name's characters, each separator a run of backslashes (doubled in a literal,
+# again in JSON) or a slash.
+_WINDOWS_PATH = re.compile(
+    r"(?:[A-Za-z]:|\\{2,8}[\w.\-$]{1,80}|\.{1,2})(?:(?:\\{1,8}|/)[\w .\-$()]{1,80}){1,30}"
+    r"(?:\\{1,8}|/)?"
+)
+
+
+def is_windows_path(value: str) -> bool:
+    """A Windows path (`D:\\keys\\prod\\secret.txt`, `\\\\server\\share\\tok`,
+    `..\\certs\\api.pfx`); not a value that only starts so, a segment that reads as
+    generated (`C:\\Xk9mQ2vLp8rT`: a password)."""
+    if _WINDOWS_PATH.fullmatch(value) is None:
+        return False
+    segments = re.split(r"[\\/:]+", value)
+    return not any(looks_generated_segment(segment) for segment in segments)
 
 
 # An environment line's value is text a shell or a dotenv reader takes as it is, not code:

@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.98"
+RULESET_VERSION = "2026.99"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -313,11 +313,26 @@ KEY_ASSIGN: str = (
 # A YAML core tag before a value says what it is (`password: !!str Xk9q…`, `!!binary`): the
 # value follows it. (An application's own tags, CloudFormation's `!Ref Name`, name a reference.)
 _YAML_TAG = r"(?:!!(?:str|binary)[ \t]{1,4})?"
+# A value's first six characters: no blank (`'in #security'` is a message). In quotes they may
+# hold a backslash and the other quotes, as the literal does (`'Qm7\zP4…'`, a shell's single
+# quotes keeping `\` as it is; `"it's-Secr3t…"`, `'hun"ter2…'`; `"Zk8\\Wq…"`), not the quote
+# that would close it, escaped or not (`"\"$TOKEN\""` quotes a reference); bare, no quote or
+# backslash.
+_DOUBLE_QUOTED_SIX = r"(?:[^\s\"\\]|\\[^\s\"]){6}"
+_SINGLE_QUOTED_SIX = r"[^\s']{6}"
+_BACKQUOTED_SIX = r"[^\s`]{6}"
+_FIRST_SIX = (
+    rf"(?:\"{_DOUBLE_QUOTED_SIX}|'{_SINGLE_QUOTED_SIX}|`{_BACKQUOTED_SIX}|[^\s\"'`\\]{{6}})"
+)
+# A literal's opening quote, its first six characters after it.
+_OPENING_QUOTE = (
+    rf"(?:\"(?={_DOUBLE_QUOTED_SIX})"
+    rf"|'(?={_SINGLE_QUOTED_SIX})"
+    rf"|`(?={_BACKQUOTED_SIX}))"
+)
 # The first characters of a value, quoted or not, in braces, after `new` or with a literal's
 # prefix or a YAML tag (a cheap test before the full pattern).
-VALUE_START: str = (
-    _YAML_TAG + r"(?:new[ \t]{1,2}|[({][ \t]{0,2})?(?:u8|[LuUbr])?[\"'`]?[^\s\"'`\\]{6}"
-)
+VALUE_START: str = _YAML_TAG + r"(?:new[ \t]{1,2}|[({][ \t]{0,2})?(?:u8|[LuUbr])?" + _FIRST_SIX
 
 
 # Before a quoted value: a call or constructor wrapping the literal (`std::string("…")`,
@@ -362,10 +377,10 @@ def whole_value(least: int, most: int = 400) -> str:
 def quoted_value(least: int, most: int = 400) -> str:
     """A quoted literal's content as group `secret`, as `whole_value` reads one: up to its
     closing quote (escapes included in double quotes); a template literal in backquotes holds
-    no substitution (`${…}`). Its first six characters hold no blank, as `VALUE_START` asks
-    of a literal after a credential's name (`'in #security'` is a message)."""
+    no substitution (`${…}`). Its first six characters are those `VALUE_START` asks of a
+    literal after a credential's name (no blank: `'in #security'` is a message)."""
     return (
-        r"[\"'`](?=[^\s\"'`\\]{6})(?P<secret>"
+        _OPENING_QUOTE + r"(?P<secret>"
         rf"(?<=\")(?:[^\"\\\r\n]|\\[^\r\n]){{{least},{most}}}+(?=\")"
         rf"|(?<=')[^'\r\n]{{{least},{most}}}+(?=')"
         rf"|(?<=`)(?:[^`$\r\n]|\$(?!\{{)){{{least},{most}}}+(?=`)"

@@ -447,7 +447,7 @@ def test_a_value_found_json_escaped_is_redacted_where_it_stands_decoded(
     takes the same marker there."""
     result = redact_text(text, path=path, cache=None)
     assert "qW3nB5tY8z" not in result.text
-    assert result.text.count("[REDACTED:ds-secret-keyword#1]") == 2
+    assert result.text.count("[REDACTED:secret-assignment#1]") == 2
     assert "#2]" not in result.text
     assert redact_text(result.text, path=path, cache=None).text == result.text
     if path.endswith(".jsonl"):
@@ -464,7 +464,7 @@ def test_a_value_found_json_escaped_in_a_stream_and_in_the_json_of_another() -> 
         lambda: list(text_blocks(io.BytesIO(data), 1 << 16)), GateConfig(), "n.md", written.append
     )
     assert "qW3nB5tY8z" not in "".join(written)
-    assert "".join(written).count("[REDACTED:ds-secret-keyword#1]") == 2
+    assert "".join(written).count("[REDACTED:secret-assignment#1]") == 2
 
     carried = Carried()
     runs = [f"{CONFIG}\n"]
@@ -475,7 +475,7 @@ def test_a_value_found_json_escaped_in_a_stream_and_in_the_json_of_another() -> 
     line = json.dumps({"text": f"Done. OK {BACKSLASHED}"})
     counts: dict[str, int] = {}
     shown = list(carried.redact_json_lines([line], "events.jsonl", counts))
-    assert json.loads(shown[0]) == {"text": "Done. OK [REDACTED:ds-secret-keyword#1]"}
+    assert json.loads(shown[0]) == {"text": "Done. OK [REDACTED:secret-assignment#1]"}
 
 
 def test_an_imported_session_keeps_no_value_a_printed_json_config_held(tmp_path: Path) -> None:
@@ -501,7 +501,7 @@ def test_an_imported_session_keeps_no_value_a_printed_json_config_held(tmp_path:
         assert "Xk9" not in written and "mQ2vLp8rT4" not in written, name
         assert "Zr7" not in written and "qW3nB5tY8z" not in written, name
         assert written.count("[REDACTED:ds-secret-keyword#1]") == 2, name
-        assert written.count("[REDACTED:ds-secret-keyword#2]") == 2, name
+        assert written.count("[REDACTED:secret-assignment#1]") == 2, name
 
 
 @pytest.mark.parametrize(

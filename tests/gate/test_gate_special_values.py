@@ -974,3 +974,123 @@ def test_a_passwords_name_before_code_a_setting_or_a_placeholder_keeps_it(text: 
     assert [
         f.rule for f in scan_text(text, cache=ResultCache()) if f.rule == "secret-assignment"
     ] == []
+
+
+# A quoted value may hold a backslash and the other quotes from its first character on: a
+# shell's single quotes keep `\` as it is, double quotes hold an apostrophe, single quotes a
+# double quote. Each line and the value the marker must cover, backslash and quote included.
+_QUOTED_FROM_THE_START = [
+    ("$ export API_TOKEN='Qm7\\zP4kLw9xRt2vBn8s'", "Qm7\\zP4kLw9xRt2vBn8s"),
+    ('DB_PASSWORD="it\'s-Secr3t-Pw9x"', "it's-Secr3t-Pw9x"),
+    ("password: 'hun\"ter2Kx9Lm'", 'hun"ter2Kx9Lm'),
+    ("token = '\\Qm7zP4kLw9xRt2vBn8s'", "\\Qm7zP4kLw9xRt2vBn8s"),
+    ('api_key = "Zk8\\\\Wq2nTr5vLp0xYc3"', "Zk8\\\\Wq2nTr5vLp0xYc3"),
+    ("api_key: str = 'hun\"ter2Kx9Lm'", 'hun"ter2Kx9Lm'),
+    ('SECRET_KEY = "it\'s-Secr3t-Pw9x"', "it's-Secr3t-Pw9x"),
+    ("password = process.env.DB_PASSWORD || 'Qm7\\zP4kLw9xRt2vBn8s'", "Qm7\\zP4kLw9xRt2vBn8s"),
+    ("token = os.getenv('TOKEN') or 'hun\"ter2Kx9Lm'", 'hun"ter2Kx9Lm'),
+    ("db = os.environ.get('DB_PASS', \"it's-Secr3t-Pw9x\")", "it's-Secr3t-Pw9x"),
+    ("process.env.API_KEY ?? 'Qm7\\zP4kLw9xRt2vBn8s'", "Qm7\\zP4kLw9xRt2vBn8s"),
+]
+
+
+@pytest.mark.parametrize(("line", "value"), _QUOTED_FROM_THE_START)
+@pytest.mark.parametrize("form", ["text", "tool_use"])
+def test_a_quoted_value_opening_on_a_backslash_or_the_other_quote_goes_whole(
+    line: str, value: str, form: str
+) -> None:
+    """Such a value stayed in clear: the first six characters after its quote were asked to
+    hold no quote and no backslash. In a transcript's tool call the backslash and the double
+    quote are escaped again (`'Qm7\\\\zP4…'`, `\\"it's-…\\"`)."""
+    marker = "[REDACTED:secret-assignment#1]"
+    if form == "text":
+        text, path, expected = line + "\n", "notes.txt", line.replace(value, marker) + "\n"
+    else:
+        call = {"type": "tool_use", "input": {"command": line}}
+        text, path = json.dumps(call) + "\n", "events.jsonl"
+        expected = text.replace(json.dumps(value)[1:-1], marker)
+    assert _redacted(text, path) == expected
+
+
+def test_each_value_of_a_shell_session_goes_whole() -> None:
+    text = (
+        "$ export API_TOKEN='Qm7\\zP4kLw9xRt2vBn8s'\n"
+        "$ export OTHER=1\n"
+        'DB_PASSWORD="it\'s-Secr3t-Pw9x"\n'
+        "password: 'hun\"ter2Kx9Lm'\n"
+    )
+    assert _redacted(text) == (
+        "$ export API_TOKEN='[REDACTED:secret-assignment#1]'\n"
+        "$ export OTHER=1\n"
+        'DB_PASSWORD="[REDACTED:secret-assignment#2]"\n'
+        "password: '[REDACTED:secret-assignment#3]'\n"
+    )
+
+
+@pytest.mark.parametrize("special", ["\\", '"', "'"])
+@pytest.mark.parametrize("position", range(6))
+def test_a_backslash_or_a_quote_anywhere_in_the_first_characters_is_covered(
+    special: str, position: int
+) -> None:
+    """At each of the first six places of a random password, in the quotes that hold it as
+    it is (a shell's and YAML's single quotes a backslash and `"`, double quotes `'`), raw
+    and in a transcript's tool call."""
+    rng = random.Random(f"{special}{position}")
+    body = rng.choice(string.digits) + "".join(
+        rng.choice(string.ascii_letters + string.digits) for _ in range(15)
+    )
+    value = body[:position] + special + body[position:]
+    quote = '"' if special == "'" else "'"
+    for line in (
+        f"export DB_PASSWORD={quote}{value}{quote} && make",
+        f"password: {quote}{value}{quote}",
+        f"API_TOKEN = {quote}{value}{quote}",
+    ):
+        for text, path in (
+            (line + "\n", "notes.txt"),
+            (json.dumps({"type": "tool_use", "input": {"command": line}}) + "\n", "s.jsonl"),
+        ):
+            redacted = _redacted(text, path)
+            assert body[:8] not in redacted and body[-8:] not in redacted, redacted
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "sep = '\\\\t'",
+        "sep = '\\t'",
+        "pattern = '\\\\d+\\\\s*'",
+        "password_re = '^\\\\w{8,}$'",
+        "token = r'\\bghp_\\w+'",
+        'token = "\\"$TOKEN\\""',
+        "token = '\"$GITHUB_TOKEN\"'",
+        "token = \"'$TOKEN'\"",
+        "password: '\"quoted\"'",
+        'password: "it\'s a trap"',
+        'token = "don\'t-log-this"',
+        'password: "user\'s-password"',
+        "password = '\\n'.join(parts)",
+        "token = '\\x00\\x01'",
+        "token = '\\x1b[0m\\x1b[1m'",
+        "secret_key = '\\\\N{BULLET}\\\\N{BULLET}'",
+        "secret_file = 'C:\\\\Users\\\\x\\\\secret.txt'",
+        "secret_file = 'D:\\\\keys\\\\prod\\\\secret.txt'",
+        "token = '\\\\\\\\server\\\\share\\\\tok'",
+        "PASSWORD='${DB_PASSWORD}'",
+        'token = "%s\\n" % tok',
+        'password = "\\"%s\\"" % pw',
+        'password = "%-20s\\t%s\\n"',
+        "secret = '%s\\\\%s' % (a, b)",
+    ],
+)
+@pytest.mark.parametrize("strict", [False, True], ids=["normal", "strict"])
+def test_escapes_quotes_and_paths_a_literal_opens_on_are_no_secret(line: str, strict: bool) -> None:
+    """Code's escapes (`'\\t'`, `'\\x00\\x01'`), a regular expression, a reference in quotes
+    of the other kind or escaped ones, a phrase or words with an apostrophe, a Windows path
+    and format strings, right after a credential's name: raw and in a tool call."""
+    config = GateConfig(strict=strict)
+    for text, path in (
+        (line + "\n", "notes.txt"),
+        (json.dumps({"type": "tool_use", "input": {"command": line}}) + "\n", "s.jsonl"),
+    ):
+        assert "[REDACTED:" not in _redacted(text, path, config), text
