@@ -1108,6 +1108,36 @@ def test_a_command_given_as_a_list_of_arguments_is_redacted_in_every_file(
     assert [call.input["command"][:2] for call in calls] == [command[:2] for command in commands]
 
 
+def test_quoted_values_opening_on_a_backslash_or_the_other_quote_leave_no_file(
+    root: Path, tmp_path: Path
+) -> None:
+    """A shell's single-quoted value keeping a backslash, a double-quoted one holding an
+    apostrophe and a single-quoted one holding a double quote, in the agent's commands, a
+    tool's output and its reply: events.jsonl and narration.md keep none of them."""
+    values = ("Qm7\\zP4kLw9xRt2vBn8s", "it's-Secr3t-Pw9x", 'hun"ter2Kx9Lm')
+    commands = (
+        f"export API_TOKEN='{values[0]}' && ./deploy.sh",
+        f'DB_PASSWORD="{values[1]}" ./migrate.sh',
+    )
+    session = Claude(SESSION_A, root).user("Deploy, migrate and check the config.")
+    for number, command in enumerate(commands):
+        session.tool(f"toolu_{number}", "Bash", {"command": command}, "done\n")
+    session.tool("toolu_2", "Bash", {"command": "cat config.yaml"}, f"password: '{values[2]}'\n")
+    session.say(f"Deployed with API_TOKEN='{values[0]}'.")
+    import_transcript(target_of(root), session.save(tmp_path / f"{SESSION_A}.jsonl"))
+
+    folder = working_folder(target_of(root)).path
+    written = {
+        name: (folder / name).read_text(encoding="utf-8")
+        for name in ("events.jsonl", "narration.md")
+    }
+    # each value as it is and as a JSON string writes it (`\\` for `\`, `\"` for `"`)
+    pieces = tuple(piece for value in values for piece in (value, json.dumps(value)[1:-1]))
+    for name, text in written.items():
+        assert gate_corpus.surviving_fragments(text, pieces) == [], name
+        assert "[REDACTED:secret-assignment#" in text, name
+
+
 def test_an_image_address_the_transcript_keeps_passes_the_gate(root: Path, tmp_path: Path) -> None:
     """An image given by URL keeps its address, and a token in it is redacted."""
     github, github_parts = make("github-classic", random.Random(11))
