@@ -315,10 +315,9 @@ KEY_ASSIGN: str = (
 _YAML_TAG = r"(?:!!(?:str|binary)[ \t]{1,4})?"
 # A value's first six characters: no blank (`'in #security'` is a message). In quotes they may
 # hold a backslash and the other quotes, as the literal does (`'Qm7\zP4…'`, a shell's single
-# quotes keeping `\` as it is; `"it's-Secr3t…"`, `'hun"ter2…'`; `"Zk8\\Wq…"`), not the quote
-# that would close it, escaped or not (`"\"$TOKEN\""` quotes a reference); bare, no quote or
-# backslash.
-_DOUBLE_QUOTED_SIX = r"(?:[^\s\"\\]|\\[^\s\"]){6}"
+# quotes keeping `\` as it is; `"it's-Secr3t…"`, `'hun"ter2…'`; `"Zk8\\Wq…"`, `"Xk\"9m…"`),
+# not the quote that closes it; bare, no quote or backslash.
+_DOUBLE_QUOTED_SIX = r"(?:[^\s\"\\]|\\\S){6}"
 _SINGLE_QUOTED_SIX = r"[^\s']{6}"
 _BACKQUOTED_SIX = r"[^\s`]{6}"
 _FIRST_SIX = (

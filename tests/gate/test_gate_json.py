@@ -212,7 +212,7 @@ def test_a_value_holding_an_escaped_quote_is_redacted_to_its_closing_quote(
     for _ in range(times):
         redacted = json.loads(redacted)["content"]
     assert json.loads(redacted) == {
-        "password": "[REDACTED:ds-secret-keyword#1]",
+        "password": "[REDACTED:secret-assignment#1]",
         "db": {"port": 5432},
     }
 

@@ -500,8 +500,8 @@ def test_an_imported_session_keeps_no_value_a_printed_json_config_held(tmp_path:
         written = (folder / name).read_text(encoding="utf-8")
         assert "Xk9" not in written and "mQ2vLp8rT4" not in written, name
         assert "Zr7" not in written and "qW3nB5tY8z" not in written, name
-        assert written.count("[REDACTED:ds-secret-keyword#1]") == 2, name
         assert written.count("[REDACTED:secret-assignment#1]") == 2, name
+        assert written.count("[REDACTED:secret-assignment#2]") == 2, name
 
 
 @pytest.mark.parametrize(

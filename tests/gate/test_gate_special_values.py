@@ -985,6 +985,8 @@ _QUOTED_FROM_THE_START = [
     ("password: 'hun\"ter2Kx9Lm'", 'hun"ter2Kx9Lm'),
     ("token = '\\Qm7zP4kLw9xRt2vBn8s'", "\\Qm7zP4kLw9xRt2vBn8s"),
     ('api_key = "Zk8\\\\Wq2nTr5vLp0xYc3"', "Zk8\\\\Wq2nTr5vLp0xYc3"),
+    ('password = "Xk\\"9mQ2vLp8rT4"', 'Xk\\"9mQ2vLp8rT4'),
+    ('password = "\\"Xk9mQ2vLp8rT4\\""', '\\"Xk9mQ2vLp8rT4\\"'),
     ("api_key: str = 'hun\"ter2Kx9Lm'", 'hun"ter2Kx9Lm'),
     ('SECRET_KEY = "it\'s-Secr3t-Pw9x"', "it's-Secr3t-Pw9x"),
     ("password = process.env.DB_PASSWORD || 'Qm7\\zP4kLw9xRt2vBn8s'", "Qm7\\zP4kLw9xRt2vBn8s"),
