@@ -813,7 +813,8 @@ _RANGE = re.compile(r"([A-Za-z0-9])-([A-Za-z0-9])")
 _CLASS_ESCAPE = re.compile(r"\\[dwsDWS]")
 _COUNTED = re.compile(r"\{[0-9]{1,4}(?:,[0-9]{0,4})?\}")
 _SURE_PATTERN = re.compile(
-    r"\(\?[=!]\.[*+]|\(\?<[=!]|\(\?[imsx]{1,4}\)|(?:\\[dwsDWS]|[.)])" + _COUNTED.pattern
+    r"\(\?[=!]\.[*+]|\(\?<[=!]|\(\?[imsx]{1,4}\)|\(\?[:=!]\\+[dwsDWSbB]"
+    r"|(?:\\[dwsDWS]|[.)])" + _COUNTED.pattern
 )
 _PATTERN_HINT = re.compile(r"[.)][*+]|\\[dwsDWS][*+]|\\[bB]")
 
@@ -910,36 +911,44 @@ def looks_like_secret_value(value: str, *, min_length: int = 8, min_entropy: flo
     return shannon_entropy(value) >= (min_entropy - 0.5 if classes == 4 else min_entropy)
 
 
-# A backslash (a run: JSON doubles it) and what it escapes, a character's letter or code
-# (`\n`, `\x1b`, `\u00e9`, `\N{BULLET}`, `\0`): code's way of writing a character.
-_ESCAPE = re.compile(
-    r"\\+(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|N\{[A-Za-z0-9 \-]{1,60}\}"
-    r"|[0-7]{1,3}|[abefnrtv'\"])?"
+# Code's way of writing a character: a backslash (a run: JSON doubles it) and a character's
+# code (`\x1b`, `\u00e9`, `\N{BULLET}`, `\033`; a terminal colour, `\x1b[0m`, as a whole).
+_CODE_ESCAPE = re.compile(
+    r"\\+(?:(?:x1[bB]|033|u001[bB]|e)\[[0-9;]{0,20}m|x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}"
+    r"|U[0-9A-Fa-f]{8}|N\{[A-Za-z0-9 \-]{1,60}\}|[0-7]{3})"
 )
-_APOSTROPHE = re.compile(r"(?<=[A-Za-z])'(?=[A-Za-z])")
+# A character's letter after a backslash (`\n`, `\t`, `\0`, `\'`) is code's only where two or
+# more stand in the value (`"%s\t%s\n"`): one in a random password (`xi5CvQ\0USHL`,
+# `maISqjN\nQm`) is as likely the password's own backslash, and stays, as any other does.
+_LETTER_ESCAPE = re.compile(r"\\+[0abefnrtv'\"]")
+# A word's apostrophe: a contraction or a possessive after a lower-case letter
+# (`don't-log-this`, `user's-password`), not one in a random run (`KTm7HT'T17mK`).
+_APOSTROPHE = re.compile(r"(?<=[a-z])'(?=(?:s|t|d|m|re|ll|ve)(?![A-Za-z]))")
 # Quotes around the whole value, escaped alike at both ends (`"$PASS"`, `\"$TOKEN\"`).
 _WRAPPED = re.compile(r"(?P<quote>\\*[\"'`])(?P<inner>.+)(?P=quote)", re.DOTALL)
 
 
 def written_characters(value: str) -> str:
     """`value` as its characters read once what stands around them is taken out: the quotes
-    wrapping all of it (`'"$PASS"'`, `"\\"$TOKEN\\""`: the value a quote holds), its escapes
-    (`'\\x00\\x01'`, `"%s\\t%s\\n"`: code's characters; `'Qm7\\zP4…'` keeps `Qm7zP4…`) and
-    an apostrophe between letters (`"don't-log-this"`: a word's)."""
+    wrapping all of it (`'"$PASS"'`, `"\\"$TOKEN\\""`: the value a quote holds), code's
+    escapes (`'\\x00\\x01'`, `"%s\\t%s\\n"`; a single `\\0` or `\\n`, or a backslash before any
+    other character, stays: `'Qm7\\zP4…'`) and a word's apostrophe (`"don't-log-this"`)."""
     wrapped = _WRAPPED.fullmatch(value)
     if wrapped is not None:
         value = wrapped.group("inner")
     if "\\" in value:
-        value = _ESCAPE.sub("", value)
+        value = _CODE_ESCAPE.sub("", value)
+        if len(_LETTER_ESCAPE.findall(value)) >= 2:
+            value = _LETTER_ESCAPE.sub("", value)
     return _APOSTROPHE.sub("", value) if "'" in value else value
 
 
-# A Windows path: a drive (`C:\\`), a share (`\\\\server\\share`) or `.`/`..`, then
-# segments of a name's characters, each separator a run of backslashes (doubled in a literal,
-# again in JSON) or a slash.
+# A Windows path: a drive (`C:\\`, perhaps after the long-path prefix `\\?\`), a share
+# (`\\\\server\\share`) or `.`/`..`, then segments of a name's characters, each separator a
+# run of backslashes (doubled in a literal, again in JSON) or a slash.
 _WINDOWS_PATH = re.compile(
-    r"(?:[A-Za-z]:|\\{2,8}[\w.\-$]{1,80}|\.{1,2})(?:(?:\\{1,8}|/)[\w .\-$()]{1,80}){1,30}"
-    r"(?:\\{1,8}|/)?"
+    r"(?:(?:\\{2,8}\?\\{1,8})?[A-Za-z]:|\\{2,8}[\w.\-$]{1,80}|\.{1,2})"
+    r"(?:(?:\\{1,8}|/)[\w .\-$()]{1,80}){1,30}(?:\\{1,8}|/)?"
 )
 
 

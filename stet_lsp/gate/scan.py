@@ -224,7 +224,7 @@ def _scan_chunk(
     name_hits: list[int] = []
     argv_hits: list[int] = []
     encoded_hits: list[tuple[int, int]] = []
-    found_at = {span.start for span in spans} if as_json else set()
+    found_at = {span.start: span.end for span in spans} if as_json else {}
     for offset in scanner.keyword_hits:
         first = lowered[offset]
         if first == "\\":
@@ -352,12 +352,16 @@ def _closed_within(text: str, start: int, end: int) -> int:
     return end if closing < 0 else closing - opening
 
 
-def _key_value_found(text: str, offset: int, found: set[int]) -> bool:
-    """Whether the keyword at `offset` ends a JSON key (`password": "`) whose value a span of
-    the gate's rules starts (`found`: where they start): detect-secrets, slow, need not read
-    it again."""
+def _key_value_found(text: str, offset: int, found: dict[int, int]) -> bool:
+    """Whether the keyword at `offset` ends a JSON key (`password": "`) whose whole value a
+    span of the gate's rules covers (`found`: where they start -> where they end), up to its
+    closing quote: detect-secrets, slow, need not read it again. A span ending before the
+    quote (`ghp_…` of `ghp_….Xk9m…`) leaves the rest to it."""
     match = _KEY_VALUE.match(text, offset)
-    return match is not None and match.end() in found
+    if match is None:
+        return False
+    end = found.get(match.end())
+    return end is not None and text.startswith('"', end)
 
 
 def _is_name_joint(lowered: str, offset: int) -> bool:

@@ -286,3 +286,14 @@ def test_a_member_value_with_escaped_quotes_or_backslashes_goes_whole_and_alone(
 def test_json_with_escaped_quotes_and_no_credential_keeps_its_text(line: str, path: str) -> None:
     for text in (line, json.dumps({"content": line})):
         assert redact_text(text + "\n", path=path, cache=None).text == text + "\n"
+
+
+@pytest.mark.parametrize("path", ["c.json", "events.jsonl"])
+def test_a_member_value_a_rule_covers_only_in_part_is_left_to_detect_secrets(path: str) -> None:
+    """detect-secrets skips a key's value only where the gate's own span reaches its closing
+    quote: a token's rule ends at the token, and the rest of the value went on in clear."""
+    token = ghp()
+    line = json.dumps({"type": "x", "input": {"password": f"{token}.Xk9mQ2vLp8rT4wZ"}}) + "\n"
+    redacted = redact_text(line, path=path, cache=None).text
+    assert token not in redacted and "Xk9mQ2vLp8rT4wZ" not in redacted, redacted
+    assert json.loads(redacted)["input"]["password"].startswith("[REDACTED:")

@@ -1083,6 +1083,11 @@ def test_a_backslash_or_a_quote_anywhere_in_the_first_characters_is_covered(
         'password = "\\"%s\\"" % pw',
         'password = "%-20s\\t%s\\n"',
         "secret = '%s\\\\%s' % (a, b)",
+        "_token_end = r'(?=\\s|#|[)\\]]|$)'",
+        'password_style = "\\x1b[1;31mERR\\x1b[0m"',
+        'TOKEN_STYLE = "\\033[1;34m%s\\033[0m"',
+        'secret = "\\x1b[31mERROR\\x1b[0m"',
+        'secret = "\\\\\\\\?\\\\C:\\\\keys\\\\secret.pem"',
     ],
 )
 @pytest.mark.parametrize("strict", [False, True], ids=["normal", "strict"])
@@ -1096,3 +1101,29 @@ def test_escapes_quotes_and_paths_a_literal_opens_on_are_no_secret(line: str, st
         (json.dumps({"type": "tool_use", "input": {"command": line}}) + "\n", "s.jsonl"),
     ):
         assert "[REDACTED:" not in _redacted(text, path, config), text
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        ("export API_TOKEN='xi5CvQ\\0USHL'", "xi5CvQ\\0USHL"),
+        ('password = "KTm7HT\'T17mK"', "KTm7HT'T17mK"),
+        ('const apiKey = "xUQUkxkQ8f\\\'v";', "xUQUkxkQ8f\\'v"),
+        ('export API_TOKEN="UU66g8\\\\jJJ7f"', "UU66g8\\\\jJJ7f"),
+        ('client_secret = "R1$Fw3FxQdm\'\\QOoBHEmc"', "R1$Fw3FxQdm'\\QOoBHEmc"),
+        ('token = os.getenv("TOKEN", "cQODOWlgQl\\3cA")', "cQODOWlgQl\\3cA"),
+    ],
+)
+def test_one_backslash_or_apostrophe_in_a_short_password_is_the_password_s_own(
+    line: str, value: str
+) -> None:
+    """A single `\\0`, `\\n`, `\\'` or other backslash, or an apostrophe between capitals, in a
+    short random password is read as its own character: taken out (as code's escape, a word's
+    apostrophe) it left too few kinds of character to count as a password."""
+    for text, path in (
+        (line + "\n", "notes.txt"),
+        (json.dumps({"type": "tool_use", "input": {"command": line}}) + "\n", "s.jsonl"),
+    ):
+        redacted = _redacted(text, path)
+        assert "[REDACTED:" in redacted and value[:6] not in redacted, redacted
+        assert value[-4:] not in redacted, redacted
