@@ -20,6 +20,7 @@ import hashlib
 import json
 import urllib.parse
 import uuid
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -133,7 +134,8 @@ def _change_writers(meta: dict[str, Any], events: Sequence[EventBase]) -> dict[i
     switch names its model only there), else the model that agent was last seen using."""
     fallback = _meta_model(meta)
     turns: dict[tuple[str, str | None], int] = {}
-    named: dict[tuple[str, str | None, int], list[tuple[int, str]]] = {}
+    # Per agent and turn: the positions of the events naming a model, and those models.
+    named: dict[tuple[str, str | None, int], tuple[list[int], list[str]]] = {}
     last_seen: dict[tuple[str, str | None], str] = {}
     changes: list[tuple[int, FileChange, int, str | None]] = []
     for position, event in enumerate(events, 1):
@@ -141,17 +143,19 @@ def _change_writers(meta: dict[str, Any], events: Sequence[EventBase]) -> dict[i
         if isinstance(event, UserMessage):
             turns[key] = turns.get(key, 0) + 1
         elif isinstance(event, SessionStart | AgentMessage | Usage) and event.model:
-            named.setdefault((*key, turns.get(key, 0)), []).append((position, event.model))
+            at, models = named.setdefault((*key, turns.get(key, 0)), ([], []))
+            at.append(position)
+            models.append(event.model)
             last_seen[key] = event.model
         elif isinstance(event, FileChange):
             seen = last_seen.get(key) or last_seen.get((event.session, None))
             changes.append((position, event, turns.get(key, 0), seen))
     writers: dict[int, _Writer] = {}
     for position, change, turn, seen in changes:
-        in_turn = named.get((change.session, change.agent, turn), [])
-        before = [model for at, model in in_turn if at < position]
-        after = [model for at, model in in_turn if at > position]
-        model = (before[-1] if before else None) or (after[0] if after else None)
+        at, models = named.get((change.session, change.agent, turn), ([], []))
+        # A turn of thousands of calls names a model thousands of times: no scan per change.
+        index = bisect_left(at, position)
+        model = models[index - 1] if index else models[index] if index < len(models) else None
         writers[change.step or position] = _Writer(change.session, model or seen or fallback)
     return writers
 

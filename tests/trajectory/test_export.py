@@ -46,7 +46,13 @@ from stet_lsp.trajectory.events import (
     Usage,
     UserMessage,
 )
-from stet_lsp.trajectory.export_agent_trace import attributed_lines, model_id, to_agent_trace
+from stet_lsp.trajectory.export_agent_trace import (
+    _change_writers,
+    _Writer,
+    attributed_lines,
+    model_id,
+    to_agent_trace,
+)
 from stet_lsp.trajectory.export_atif import NO_MESSAGES, to_atif
 from stet_lsp.trajectory.importers.atif import IMPORTERS
 from stet_lsp.trajectory.importers.diffs import file_diff, fragment_diff
@@ -1926,6 +1932,80 @@ def test_agent_trace_names_the_model_of_the_turn_that_wrote_the_lines() -> None:
         (3, "openai/gpt-c"),
         (4, "openai/gpt-d"),
     ]
+
+
+def _writers_one_by_one(events: list[EventBase]) -> dict[int, _Writer]:
+    """Each change's writer found by reading its turn's events that name a model: the last
+    before the change, else the first after it, else the model its agent was last seen using
+    (or its session's main agent), else none."""
+    writers: dict[int, _Writer] = {}
+    for position, event in enumerate(events, 1):
+        if not isinstance(event, FileChange):
+            continue
+        key = (event.session, event.agent)
+        turn = sum(
+            1
+            for e in events[: position - 1]
+            if (e.session, e.agent) == key and isinstance(e, UserMessage)
+        )
+        in_turn: list[tuple[int, str]] = []
+        count = 0
+        for at, other in enumerate(events, 1):
+            if (other.session, other.agent) != key:
+                continue
+            if isinstance(other, UserMessage):
+                count += 1
+            elif (
+                count == turn
+                and isinstance(other, SessionStart | AgentMessage | Usage)
+                and other.model
+            ):
+                in_turn.append((at, other.model))
+        before = [model for at, model in in_turn if at < position]
+        after = [model for at, model in in_turn if at > position]
+        seen = None
+        for wanted in (key, (event.session, None)):
+            seen = next(
+                (
+                    e.model
+                    for e in reversed(events[: position - 1])
+                    if (e.session, e.agent) == wanted
+                    and isinstance(e, SessionStart | AgentMessage | Usage)
+                    and e.model
+                ),
+                None,
+            )
+            if seen:
+                break
+        model = (before[-1] if before else None) or (after[0] if after else None) or seen
+        writers[event.step or position] = _Writer(event.session, model)
+    return writers
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_each_change_is_credited_to_its_turns_model_however_long_the_turn(seed: int) -> None:
+    """A turn of thousands of calls names its model thousands of times; each change's model
+    is still the one named last before it in its turn, else first after it."""
+    rng = random.Random(seed)
+    events: list[EventBase] = []
+    for _ in range(rng.randrange(1, 60)):
+        session, agent = rng.choice("st"), rng.choice([None, None, "a1", "a2"])
+        kind = rng.choice([UserMessage, AgentMessage, Usage, SessionStart, FileChange, FileChange])
+        fields: dict[str, Any] = {"session": session, "agent": agent}
+        fields["source"] = SourceRef(file="session.jsonl", line=len(events) + 1)
+        if kind is FileChange:
+            fields |= {"path": "f.txt", "operation": "modify", "diff": ""}
+        elif kind is UserMessage:
+            fields["text"] = "go on"
+        elif kind is AgentMessage:
+            fields |= {"text": "ok", "model": rng.choice([None, "m1", "m2", "m3"])}
+        elif kind is Usage:
+            fields |= {"input_tokens": 1, "output_tokens": 1}
+            fields["model"] = rng.choice([None, "m1", "m2", "m3"])
+        else:
+            fields |= {"harness": "claude-code", "model": rng.choice([None, "m1", "m4"])}
+        events.append(kind(**fields))
+    assert _change_writers({}, events) == _writers_one_by_one(events)
 
 
 def test_model_ids_follow_models_dev() -> None:
