@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
+import random
 import time
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,12 @@ from stet_lsp.trajectory.events import (
 )
 from stet_lsp.trajectory.importers import detect, importer, read_head
 from stet_lsp.trajectory.importers.base import ParsedSession
-from stet_lsp.trajectory.importers.codex import IMPORTERS, CodexImporter
+from stet_lsp.trajectory.importers.codex import (
+    _CONVERSATION,
+    _KEPT_RECORDS,
+    IMPORTERS,
+    CodexImporter,
+)
 
 CODEX = CodexImporter()
 SESSION = "019b64e5-57fa-7463-b644-fba7e456f905"
@@ -2927,3 +2933,74 @@ def test_harness_text_is_told_in_any_part_and_any_case(tmp_path: Path) -> None:
     rows = [(e.text, e.abandoned) for e in of(session, UserMessage)]
     assert rows == [("first", False), ("second", True)]
     assert len(of(session, RawEvent)) == 2
+
+
+def _rolled_back_one_by_one(
+    session: ParsedSession, rollbacks: dict[int, int]
+) -> tuple[list[bool], list[tuple[int, int | None]]]:
+    """What the rollbacks (record line -> num_turns) do, read off the events one by one: at
+    each, the turns' starts not taken back yet (user messages, messages from another agent)
+    give the first event taken back; every event from there on but file changes is taken
+    back; the rewind resumes after the last conversation event before it not taken back."""
+    events = session.events
+    taken = [False] * len(events)
+    rewinds: list[tuple[int, int | None]] = []
+    between_agents = _KEPT_RECORDS["inter_agent_communication"]
+    for line, turns in sorted(rollbacks.items()):
+        before = [i for i, e in enumerate(events) if e.source.line < line]
+        starts = [
+            i
+            for i in before
+            if not taken[i]
+            and (
+                isinstance(events[i], UserMessage)
+                or (isinstance(events[i], RawEvent) and events[i].reason == between_agents)
+            )
+        ]
+        if not turns or not starts:
+            continue
+        first = starts[-min(turns, len(starts))]
+        for i in before[first:]:
+            taken[i] = taken[i] or not isinstance(events[i], FileChange)
+        said = [i for i in before[:first] if isinstance(events[i], _CONVERSATION) and not taken[i]]
+        rewinds.append((line, events[said[-1]].source.line if said else None))
+    return taken, rewinds
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_rollbacks_take_back_what_reading_the_events_back_does(tmp_path: Path, seed: int) -> None:
+    """Rollbacks are found from what was kept as the events came (a rollout rolling back
+    every few turns read itself back at each): random rollouts of user turns, turns another
+    agent started, patches and rollbacks of 0 to 4 turns give what reading back gives."""
+    rng = random.Random(seed)
+    records: list[Any] = [meta()]
+    rollbacks: dict[int, int] = {}
+    done = wrapped_output("Success. Updated the following files:\nA notes.md\n", 0)
+    for number in range(rng.randrange(1, 40)):
+        kind = rng.choice("uuaaptrrx")
+        if kind == "u":
+            records.append(message("user", f"turn {number}"))
+        elif kind == "a":
+            records.append(message("assistant", f"said {number}"))
+        elif kind == "p":
+            patch = f"*** Begin Patch\n*** Add File: n{number}.md\n+x\n*** End Patch\n"
+            records.append(patch_call(patch, f"call_{number}"))
+            records.append(call_output(f"call_{number}", done, "custom_tool_call_output"))
+        elif kind == "t":
+            author = {"author": "/root", "recipient": "/root/worker"}
+            content = [{"type": "input_text", "text": f"do {number}"}]
+            records.append(item({"type": "agent_message", **author, "content": content}))
+        elif kind == "x":
+            records.append(record("inter_agent_communication", {"content": f"and {number}"}))
+        else:
+            turns = rng.randrange(5)
+            records.append(event({"type": "thread_rolled_back", "num_turns": turns}))
+            rollbacks[len(records)] = turns
+    session = parse(tmp_path, records)
+    taken, rewinds = _rolled_back_one_by_one(session, rollbacks)
+    found = [
+        (e.source.line, e.resumes_after.line if e.resumes_after else None)
+        for e in of(session, Rewind)
+    ]
+    assert found == rewinds
+    assert [e.abandoned for e in session.events] == taken

@@ -123,6 +123,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -454,6 +455,14 @@ class _Reader:
         # Where the turns that are no user message start: a message from another agent
         # (the positions of its events), which Codex counts as a user turn in a rollback.
         self.agent_turns: set[int] = set()
+        # What a rollback looks up, kept as events come so that none reads the rollout back:
+        # the positions of the turns' starts not taken back, of the conversation's events not
+        # taken back (file changes apart: a rollback keeps those), and of its file changes;
+        # and the runs of positions rollbacks took back, as (first, end), in order.
+        self.turn_starts: list[int] = []
+        self.said: list[int] = []
+        self.changed: list[int] = []
+        self.taken_back: list[tuple[int, int]] = []
         self.last_total: Any = None
         # The figures of the `token_usage_record`s since the last token_count, which repeats
         # one of them (a request of the harness's own, written between a response's record
@@ -513,14 +522,20 @@ class _Reader:
 
     def emit(self, kind: type[EventBase], **fields: Any) -> None:
         fields.setdefault("agent", self.agent)
-        self.events.append(
-            kind(
-                session=self.session.session_id,
-                source=SourceRef(file=self.source, line=self.line),
-                time=self.time,
-                **fields,
-            )
+        event = kind(
+            session=self.session.session_id,
+            source=SourceRef(file=self.source, line=self.line),
+            time=self.time,
+            **fields,
         )
+        position = len(self.events)
+        if isinstance(event, UserMessage) or position in self.agent_turns:
+            self.turn_starts.append(position)
+        if isinstance(event, FileChange):
+            self.changed.append(position)
+        elif isinstance(event, _CONVERSATION):
+            self.said.append(position)
+        self.events.append(event)
 
     def raw(self, reason: str) -> None:
         """Keeps the current record, whole, as a RawEvent."""
@@ -1114,24 +1129,32 @@ class _Reader:
         lines are still the turns'), and a rewind resumes after the last event kept (null:
         before the first message)."""
         turns = count_field(event.get("num_turns"))
-        prompts = [
-            number
-            for number, kept in enumerate(self.events)
-            if (isinstance(kept, UserMessage) or number in self.agent_turns) and not kept.abandoned
-        ]
-        if not turns or not prompts:
+        if not turns or not self.turn_starts:
             self.raw("thread rollback with no turn to take back")
             return
-        first = prompts[-min(turns, len(prompts))]
-        for taken in self.events[first:]:
+        first = self.turn_starts[-min(turns, len(self.turn_starts))]
+        del self.turn_starts[-min(turns, len(self.turn_starts)) :]
+        # Each event is taken back once: the runs earlier rollbacks took back are skipped.
+        end = len(self.events)
+        while self.taken_back and self.taken_back[-1][0] >= first:
+            start, stop = self.taken_back.pop()
+            self._take_back(stop, end)
+            end = start
+        self._take_back(first, end)
+        self.taken_back.append((first, len(self.events)))
+        del self.said[bisect_left(self.said, first) :]
+        last_change = bisect_left(self.changed, first) - 1
+        kept = max(
+            self.said[-1] if self.said else -1,
+            self.changed[last_change] if last_change >= 0 else -1,
+        )
+        self.emit(Rewind, resumes_after=self.events[kept].source if kept >= 0 else None)
+
+    def _take_back(self, start: int, end: int) -> None:
+        for position in range(start, end):
+            taken = self.events[position]
             if not isinstance(taken, FileChange):
                 taken.abandoned = True
-        said = [
-            e.source
-            for e in self.events[:first]
-            if isinstance(e, _CONVERSATION) and not e.abandoned
-        ]
-        self.emit(Rewind, resumes_after=said[-1] if said else None)
 
     def error(self, event: Record) -> None:
         self.emit(Error, message=text_field(event.get("message")) or json.dumps(event))
