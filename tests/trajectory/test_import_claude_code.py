@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import time
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,6 +27,7 @@ from stet_lsp.trajectory.events import (
     Rewind,
     SessionEnd,
     SessionStart,
+    SourceRef,
     Subagent,
     ToolCall,
     ToolResult,
@@ -35,7 +37,7 @@ from stet_lsp.trajectory.events import (
 )
 from stet_lsp.trajectory.importers import detect, importer
 from stet_lsp.trajectory.importers.base import SNIFF_BYTES
-from stet_lsp.trajectory.importers.claude_code import IMPORTERS
+from stet_lsp.trajectory.importers.claude_code import IMPORTERS, by_time
 
 E = TypeVar("E", bound=EventBase)
 IMPORTER = IMPORTERS["claude-code"]
@@ -2129,3 +2131,48 @@ def test_a_text_block_of_blank_lines_is_counted_and_one_of_no_text_kept(tmp_path
     assert parsed.dropped["empty_text"] == 1
     [raw] = [e for e in parsed.events if e.kind == "raw" and e.record.get("text") == 42]
     assert raw.reason == "unknown assistant content block"
+
+
+def _moved_one_by_one(
+    events: list[EventBase], blocks: list[tuple[int, int, str | None]]
+) -> list[EventBase]:
+    """The blocks appended in turn, each then moved to before the first event of the main
+    conversation (no subagent's start, with a time) after its time, read one by one."""
+    out = events[: blocks[0][0]] if blocks else list(events)
+    for start, end, began in blocks:
+        at = len(out)
+        out.extend(events[start:end])
+        for index in range(at):
+            other = out[index]
+            main = other.agent is None and not isinstance(other, Subagent)
+            if began is not None and main and other.time is not None and other.time > began:
+                out[index:index] = out[at:]
+                del out[len(out) - (end - start) :]
+                break
+    return out
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_subagents_no_call_started_stand_where_they_ran(seed: int) -> None:
+    """Hundreds of subagents no call started (compactions, side questions) each went back
+    over the session's events to find where it ran; placed at once, they stand where moving
+    them one by one puts them, also when a block holds events of the main conversation."""
+    rng = random.Random(seed)
+    times = [None, *(f"2026-01-01T00:00:{second:02d}Z" for second in range(12))]
+
+    def event(agent: str | None) -> EventBase:
+        kind = rng.choice([AgentMessage, AgentMessage, Subagent])
+        fields: dict[str, Any] = {"session": "s", "agent": agent, "time": rng.choice(times)}
+        fields["source"] = SourceRef(file="f.jsonl", line=rng.randrange(1, 99))
+        fields |= {"text": "t"} if kind is AgentMessage else {"agent_id": "x"}
+        return kind(**fields)
+
+    events = [event(rng.choice([None, None, "a"])) for _ in range(rng.randrange(30))]
+    blocks: list[tuple[int, int, str | None]] = []
+    for _ in range(rng.randrange(6)):
+        start = len(events)
+        agent = None if rng.random() < 0.1 else f"b{start}"
+        events += [event(agent) for _ in range(rng.randrange(1, 4))]
+        blocks.append((start, len(events), rng.choice(times)))
+    placed = by_time(list(events), blocks)
+    assert [id(e) for e in placed] == [id(e) for e in _moved_one_by_one(events, blocks)]

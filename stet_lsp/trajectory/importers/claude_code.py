@@ -92,10 +92,11 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import pairwise
+from itertools import accumulate, pairwise
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -1203,29 +1204,65 @@ def _place_subagents(main: _Transcript, subagents: list[_Transcript]) -> list[Ev
             children.setdefault(call_id, []).append(subagent)
     placer = _Placer(children, spawns)
     placer.place(main)
+    unstarted: list[tuple[int, int, str | None]] = []
     for subagent in subagents:
         if id(subagent) in placer.placed:
             continue
         at = len(placer.out)
         placer.out.append(_subagent_event(subagent, None, None, None))
         placer.place(subagent)
-        _move_by_time(placer.out, at, subagent.first_time)
-    return placer.out
+        unstarted.append((at, len(placer.out), subagent.first_time))
+    return by_time(placer.out, unstarted)
+
+
+def by_time(events: list[EventBase], blocks: list[tuple[int, int, str | None]]) -> list[EventBase]:
+    """`events` with each block (its first and end index, and when it started), of a subagent
+    no call started (such as the compaction or a side question) appended at the end, moved in
+    turn to before the first event of the main conversation written after it started, so
+    that it stands where it ran. Each block went back over the events one by one, which a
+    session of hundreds of such subagents took minutes over."""
+    if not blocks:
+        return events
+    main_end = blocks[0][0]
+    if any(_in_main(event) for start, end, _ in blocks for event in events[start:end]):
+        # A block holding events of the main conversation moves those after it: in turn.
+        out = events[:main_end]
+        for start, end, time in blocks:
+            at = len(out)
+            out.extend(events[start:end])
+            _move_by_time(out, at, time)
+        return out
+    anchors = [index for index in range(main_end) if _in_main(events[index])]
+    latest = list(accumulate((events[index].time or "" for index in anchors), max))
+    before: dict[int, list[tuple[int, int]]] = {}
+    last: list[tuple[int, int]] = []
+    for start, end, time in blocks:
+        found = len(anchors) if time is None else bisect_right(latest, time)
+        (before.setdefault(anchors[found], []) if found < len(anchors) else last).append(
+            (start, end)
+        )
+    out = []
+    for index in range(main_end):
+        for start, end in before.get(index, ()):
+            out.extend(events[start:end])
+        out.append(events[index])
+    for start, end in last:
+        out.extend(events[start:end])
+    return out
+
+
+def _in_main(event: EventBase) -> bool:
+    """An event of the main conversation with a time (a subagent's start is none)."""
+    return event.agent is None and not isinstance(event, Subagent) and event.time is not None
 
 
 def _move_by_time(events: list[EventBase], start: int, time: str | None) -> None:
-    """Moves the events from `start` on (a subagent no call started, such as the compaction
-    or a side question, appended at the end) to before the first event of the main
-    conversation written after it started, so that it stands where it ran."""
+    """Moves the events from `start` on to before the first event of the main conversation
+    written after `time`."""
     if time is None:
         return
     for index, event in enumerate(events[:start]):
-        if (
-            event.agent is None
-            and not isinstance(event, Subagent)
-            and event.time is not None
-            and event.time > time
-        ):
+        if _in_main(event) and (event.time or "") > time:
             block = events[start:]
             del events[start:]
             events[index:index] = block
