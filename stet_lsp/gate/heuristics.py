@@ -823,7 +823,14 @@ def looks_like_pattern(value: str) -> bool:
     """Whether a value is a regular expression (see `_SURE_PATTERN`, `_PATTERN_HINT`)."""
     if _SURE_PATTERN.search(value):
         return True
-    hints = sum(map(_is_hint, _PATTERN_HINT.finditer(value)))
+    hints = 0
+    boundary = False  # `\b` counts once: a random password's backslashes make two by chance
+    for found in _PATTERN_HINT.finditer(value):
+        if found.group() in ("\\b", "\\B"):
+            boundary = True
+        else:
+            hints += _is_hint(found)
+    hints += boundary
     hints += value.startswith("^") and value.endswith("$")
     for found in _CLASS.finditer(value):
         if not _is_class(found.group(1)):
@@ -883,7 +890,9 @@ def is_call_on_a_literal(text: str, start: int, end: int) -> bool:
     )
 
 
-def looks_like_secret_value(value: str, *, min_length: int = 8, min_entropy: float = 3.0) -> bool:
+def looks_like_secret_value(
+    value: str, *, min_length: int = 8, min_entropy: float = 3.0, unescaped: bool = False
+) -> bool:
     """A value assigned to a credential's name: encoded, or password-like (any characters,
     several classes, varied), and neither a placeholder nor a reference. A value holding
     escapes, wrapped in quotes or with a word's apostrophe is judged by what is written
@@ -896,13 +905,20 @@ def looks_like_secret_value(value: str, *, min_length: int = 8, min_entropy: flo
         return False  # `ghp_[A-Za-z0-9]{36}`: a pattern matching secrets, not one
     if is_encoded_secret(value):
         return True
-    if _UUID.fullmatch(value) or value.startswith(_HASH_PREFIXES) or looks_like_reference(value):
+    if _UUID.fullmatch(value) or value.startswith(_HASH_PREFIXES):
+        return False
+    if not unescaped and looks_like_reference(value):
         return False
     if is_windows_path(value):
         return False
     written = written_characters(value)
     if written != value:
-        return looks_like_secret_value(written, min_length=min_length, min_entropy=min_entropy)
+        # What is left once escapes are out may read as a name (`Krs40OKR\tY\nA9`): the value
+        # as written was none, unless quotes wrapped all of it.
+        unescaped = "\\" in value and _WRAPPED.fullmatch(value) is None
+        return looks_like_secret_value(
+            written, min_length=min_length, min_entropy=min_entropy, unescaped=unescaped
+        )
     lower, upper, digits, _, symbol = _classes(value)
     classes = sum((lower, upper, digits, symbol))
     if classes < 2 and not has_generated_run(value):
@@ -931,13 +947,15 @@ _WRAPPED = re.compile(r"(?P<quote>\\*[\"'`])(?P<inner>.+)(?P=quote)", re.DOTALL)
 def written_characters(value: str) -> str:
     """`value` as its characters read once what stands around them is taken out: the quotes
     wrapping all of it (`'"$PASS"'`, `"\\"$TOKEN\\""`: the value a quote holds), code's
-    escapes (`'\\x00\\x01'`, `"%s\\t%s\\n"`; a single `\\0` or `\\n`, or a backslash before any
-    other character, stays: `'Qm7\\zP4…'`) and a word's apostrophe (`"don't-log-this"`)."""
+    escapes (a character's code becomes one sign, `'\\x00\\x01'` two; letters after a
+    backslash go where two or more stand, `"%s\\t%s\\n"`; a single `\\0` or `\\n`, or a backslash
+    before any other character, stays: `'Qm7\\zP4…'`) and a word's apostrophe
+    (`"don't-log-this"`)."""
     wrapped = _WRAPPED.fullmatch(value)
     if wrapped is not None:
         value = wrapped.group("inner")
     if "\\" in value:
-        value = _CODE_ESCAPE.sub("", value)
+        value = _CODE_ESCAPE.sub("~", value)  # a character still, of a sign's class
         if len(_LETTER_ESCAPE.findall(value)) >= 2:
             value = _LETTER_ESCAPE.sub("", value)
     return _APOSTROPHE.sub("", value) if "'" in value else value

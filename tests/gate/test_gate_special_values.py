@@ -1112,6 +1112,10 @@ def test_escapes_quotes_and_paths_a_literal_opens_on_are_no_secret(line: str, st
         ('export API_TOKEN="UU66g8\\\\jJJ7f"', "UU66g8\\\\jJJ7f"),
         ('client_secret = "R1$Fw3FxQdm\'\\QOoBHEmc"', "R1$Fw3FxQdm'\\QOoBHEmc"),
         ('token = os.getenv("TOKEN", "cQODOWlgQl\\3cA")', "cQODOWlgQl\\3cA"),
+        ("token: 'TitCp.u\\033DoaJTtG'", "TitCp.u\\033DoaJTtG"),
+        ('export API_TOKEN="Krs40OKR\\tY\\nA9"', "Krs40OKR\\tY\\nA9"),
+        ('password = "uEOcQM\\\'fntOH\\tG-TWMR"', "uEOcQM\\'fntOH\\tG-TWMR"),
+        ('password = "XSdlc8\\B\\b~_Qm"', "XSdlc8\\B\\b~_Qm"),
     ],
 )
 def test_one_backslash_or_apostrophe_in_a_short_password_is_the_password_s_own(
@@ -1119,7 +1123,9 @@ def test_one_backslash_or_apostrophe_in_a_short_password_is_the_password_s_own(
 ) -> None:
     """A single `\\0`, `\\n`, `\\'` or other backslash, or an apostrophe between capitals, in a
     short random password is read as its own character: taken out (as code's escape, a word's
-    apostrophe) it left too few kinds of character to count as a password."""
+    apostrophe) it left too few kinds of character to count as a password. Code's escapes
+    taken out of one leave no name (`Krs40OKRYA9`), a character's code stands as a sign
+    (`\\033`), and two word boundaries by chance make no regular expression."""
     for text, path in (
         (line + "\n", "notes.txt"),
         (json.dumps({"type": "tool_use", "input": {"command": line}}) + "\n", "s.jsonl"),
