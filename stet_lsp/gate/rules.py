@@ -318,7 +318,7 @@ _YAML_TAG = r"(?:!!(?:str|binary)[ \t]{1,4})?"
 # quotes keeping `\` as it is; `"it's-Secr3t…"`, `'hun"ter2…'`; `"Zk8\\Wq…"`, `"Xk\"9m…"`),
 # not the quote that closes it; bare, no quote or backslash.
 _DOUBLE_QUOTED_SIX = r"(?:[^\s\"\\]|\\\S){6}"
-_SINGLE_QUOTED_SIX = r"[^\s']{6}"
+_SINGLE_QUOTED_SIX = r"(?:[^\s'\\]|\\\S){6}"
 _BACKQUOTED_SIX = r"[^\s`]{6}"
 _FIRST_SIX = (
     rf"(?:\"{_DOUBLE_QUOTED_SIX}|'{_SINGLE_QUOTED_SIX}|`{_BACKQUOTED_SIX}|[^\s\"'`\\]{{6}})"
@@ -357,33 +357,47 @@ URL_HOST_AFTER = r"@(?=[A-Za-z0-9\[._\-])"
 URL_USERINFO = URL_USER + ":" + URL_PASSWORD + URL_HOST_AFTER
 
 
+def _single_quoted(least: int, most: int) -> str:
+    """A single-quoted literal's content: up to a quote no backslash escapes (Python's and
+    JavaScript's `'Xk9m\\'Q2…'`), else, no such quote on the line, to the first quote (a
+    shell's `'Qm7\\'` keeps its backslash and ends there)."""
+    return (
+        rf"(?<=')(?:(?:[^'\\\r\n]|\\[^\r\n]){{{least},{most}}}+(?=')"
+        rf"|[^'\r\n]{{{least},{most}}}+(?='))"
+    )
+
+
 def whole_value(least: int, most: int = 400) -> str:
     """A whole value as group `secret`: up to its closing quote when quoted (any character a
     secret key holds, escapes included), else up to whitespace (minus trailing `.,;`). A
     quoted value may stand in a call or braces, or carry a literal's prefix
     (`_VALUE_WRAPPER`), or a YAML tag (`_YAML_TAG`)."""
     return (
-        _YAML_TAG + r"(?:" + _VALUE_WRAPPER + r")?"
-        r"[\"'`]?(?P<secret>"
-        rf"(?<=\")(?:[^\"\\\r\n]|\\[^\r\n]){{{least},{most}}}+(?=\")"
-        rf"|(?<=')[^'\r\n]{{{least},{most}}}+(?=')"
-        rf"|(?<=`)[^`\r\n]{{{least},{most}}}+(?=`)"
-        rf"|[^\s\"'`\\]{{{least},{most}}}(?<![.,;])"
-        r")"
+        _YAML_TAG
+        + r"(?:"
+        + _VALUE_WRAPPER
+        + r")?[\"'`]?(?P<secret>"
+        + rf"(?<=\")(?:[^\"\\\r\n]|\\[^\r\n]){{{least},{most}}}+(?=\")|"
+        + _single_quoted(least, most)
+        + rf"|(?<=`)[^`\r\n]{{{least},{most}}}+(?=`)"
+        + rf"|[^\s\"'`\\]{{{least},{most}}}(?<![.,;])"
+        + r")"
     )
 
 
 def quoted_value(least: int, most: int = 400) -> str:
     """A quoted literal's content as group `secret`, as `whole_value` reads one: up to its
-    closing quote (escapes included in double quotes); a template literal in backquotes holds
-    no substitution (`${…}`). Its first six characters are those `VALUE_START` asks of a
-    literal after a credential's name (no blank: `'in #security'` is a message)."""
+    closing quote (escapes included in double quotes and, where one closes it, in single
+    quotes); a template literal in backquotes holds no substitution (`${…}`). Its first six
+    characters are those `VALUE_START` asks of a literal after a credential's name (no blank:
+    `'in #security'` is a message)."""
     return (
-        _OPENING_QUOTE + r"(?P<secret>"
-        rf"(?<=\")(?:[^\"\\\r\n]|\\[^\r\n]){{{least},{most}}}+(?=\")"
-        rf"|(?<=')[^'\r\n]{{{least},{most}}}+(?=')"
-        rf"|(?<=`)(?:[^`$\r\n]|\$(?!\{{)){{{least},{most}}}+(?=`)"
-        r")"
+        _OPENING_QUOTE
+        + r"(?P<secret>"
+        + rf"(?<=\")(?:[^\"\\\r\n]|\\[^\r\n]){{{least},{most}}}+(?=\")|"
+        + _single_quoted(least, most)
+        + rf"|(?<=`)(?:[^`$\r\n]|\$(?!\{{)){{{least},{most}}}+(?=`)"
+        + r")"
     )
 
 

@@ -993,6 +993,10 @@ _QUOTED_FROM_THE_START = [
     ("token = os.getenv('TOKEN') or 'hun\"ter2Kx9Lm'", 'hun"ter2Kx9Lm'),
     ("db = os.environ.get('DB_PASS', \"it's-Secr3t-Pw9x\")", "it's-Secr3t-Pw9x"),
     ("process.env.API_KEY ?? 'Qm7\\zP4kLw9xRt2vBn8s'", "Qm7\\zP4kLw9xRt2vBn8s"),
+    # Python's and JavaScript's escaped apostrophe in single quotes: the value goes on.
+    ("password = 'Xk9m\\'Q2vLp8rT4'", "Xk9m\\'Q2vLp8rT4"),
+    ("const apiKey = 'it\\'s-Secr3t-Pw9x';", "it\\'s-Secr3t-Pw9x"),
+    ("export TOKEN='Zk8mQ2vLp8\\' && echo done", "Zk8mQ2vLp8\\"),
 ]
 
 
