@@ -944,6 +944,12 @@ _APOSTROPHE = re.compile(r"(?<=[a-z])'(?=(?:s|t|d|m|re|ll|ve)(?![A-Za-z]))")
 _WRAPPED = re.compile(r"(?P<quote>\\*[\"'`])(?P<inner>.+)(?P=quote)", re.DOTALL)
 
 
+def _escaped_letter(escape: re.Match[str]) -> str:
+    """An escaped quote stays a quote (a sign of the value's); another letter's escape goes."""
+    letter = escape.group()[-1]
+    return letter if letter in "'\"" else ""
+
+
 def written_characters(value: str) -> str:
     """`value` as its characters read once what stands around them is taken out: the quotes
     wrapping all of it (`'"$PASS"'`, `"\\"$TOKEN\\""`: the value a quote holds), code's
@@ -957,7 +963,7 @@ def written_characters(value: str) -> str:
     if "\\" in value:
         value = _CODE_ESCAPE.sub("~", value)  # a character still, of a sign's class
         if len(_LETTER_ESCAPE.findall(value)) >= 2:
-            value = _LETTER_ESCAPE.sub("", value)
+            value = _LETTER_ESCAPE.sub(_escaped_letter, value)
     return _APOSTROPHE.sub("", value) if "'" in value else value
 
 

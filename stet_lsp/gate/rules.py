@@ -359,10 +359,13 @@ URL_USERINFO = URL_USER + ":" + URL_PASSWORD + URL_HOST_AFTER
 
 def _single_quoted(least: int, most: int) -> str:
     """A single-quoted literal's content: up to a quote no backslash escapes (Python's and
-    JavaScript's `'Xk9m\\'Q2…'`), else, no such quote on the line, to the first quote (a
-    shell's `'Qm7\\'` keeps its backslash and ends there)."""
+    JavaScript's `'Xk9m\\'Q2…'`), else to the first quote (a shell's `'Zk8m…\\'` keeps its
+    backslash and ends there). A quote after a backslash is taken for an escaped one only
+    inside a word: before a blank, `;`, `&`, `|`, `)` or `,` it is a shell's closing quote
+    (`'Zk8m…\\' && echo 'done'`, `f(token='…\\', other='…')`), and a value with a blank in it
+    ends at the first quote."""
     return (
-        rf"(?<=')(?:(?:[^'\\\r\n]|\\[^\r\n]){{{least},{most}}}+(?=')"
+        rf"(?<=')(?:(?:[^'\\\s]|\\[^'\s]|\\'(?![\s;&|),])){{{least},{most}}}+(?=')"
         rf"|[^'\r\n]{{{least},{most}}}+(?='))"
     )
 

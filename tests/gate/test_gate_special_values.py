@@ -997,6 +997,12 @@ _QUOTED_FROM_THE_START = [
     ("password = 'Xk9m\\'Q2vLp8rT4'", "Xk9m\\'Q2vLp8rT4"),
     ("const apiKey = 'it\\'s-Secr3t-Pw9x';", "it\\'s-Secr3t-Pw9x"),
     ("export TOKEN='Zk8mQ2vLp8\\' && echo done", "Zk8mQ2vLp8\\"),
+    # A shell's closing quote after a backslash, more quotes on the line: not read on.
+    ("export API_TOKEN='Zk8mQ2vLp8rT4wZs\\' && echo 'done'", "Zk8mQ2vLp8rT4wZs\\"),
+    ("export API_TOKEN='Zk8mQ2vLp8rT4wZs\\';export USER='bob'", "Zk8mQ2vLp8rT4wZs\\"),
+    ("password = 'Zk8mQ2vLp8rT4wZs\\'  # don't commit", "Zk8mQ2vLp8rT4wZs\\"),
+    # An escaped quote is a sign of the value's when it is judged.
+    ("token: 'Kb&G\\0H\\'nh&D'", "Kb&G\\0H\\'nh&D"),
 ]
 
 
@@ -1137,3 +1143,12 @@ def test_one_backslash_or_apostrophe_in_a_short_password_is_the_password_s_own(
         redacted = _redacted(text, path)
         assert "[REDACTED:" in redacted and value[:6] not in redacted, redacted
         assert value[-4:] not in redacted, redacted
+
+
+def test_a_value_ending_in_a_backslash_keeps_the_argument_after_it() -> None:
+    """`'…\\'` before `, ` closes the literal, as a shell's quote would: the next argument
+    and its name stay (the value was read on to the next quote, taking `other=` with it)."""
+    line = "f(token='Xk9mQ2vLp8rT4wZs\\', other='Qm7zP4kLw9xRt2vB')\n"
+    assert (
+        _redacted(line) == "f(token='[REDACTED:secret-assignment#1]', other='Qm7zP4kLw9xRt2vB')\n"
+    )
