@@ -935,7 +935,8 @@ _CODE_ESCAPE = re.compile(
 )
 # A character's letter after a backslash (`\n`, `\t`, `\0`, `\'`) is code's only where two or
 # more stand in the value (`"%s\t%s\n"`): one in a random password (`xi5CvQ\0USHL`,
-# `maISqjN\nQm`) is as likely the password's own backslash, and stays, as any other does.
+# `maISqjN\nQm`) is as likely the password's own backslash, and stays, as any other does. An
+# escaped quote leaves its quote, a sign of the value's.
 _LETTER_ESCAPE = re.compile(r"\\+[0abefnrtv'\"]")
 # A word's apostrophe: a contraction or a possessive after a lower-case letter
 # (`don't-log-this`, `user's-password`), not one in a random run (`KTm7HT'T17mK`).
@@ -954,9 +955,9 @@ def written_characters(value: str) -> str:
     """`value` as its characters read once what stands around them is taken out: the quotes
     wrapping all of it (`'"$PASS"'`, `"\\"$TOKEN\\""`: the value a quote holds), code's
     escapes (a character's code becomes one sign, `'\\x00\\x01'` two; letters after a
-    backslash go where two or more stand, `"%s\\t%s\\n"`; a single `\\0` or `\\n`, or a backslash
-    before any other character, stays: `'Qm7\\zP4…'`) and a word's apostrophe
-    (`"don't-log-this"`)."""
+    backslash go where two or more stand, `"%s\\t%s\\n"`, an escaped quote leaving its quote; a
+    single `\\0` or `\\n`, or a backslash before any other character, stays: `'Qm7\\zP4…'`) and
+    a word's apostrophe (`"don't-log-this"`)."""
     wrapped = _WRAPPED.fullmatch(value)
     if wrapped is not None:
         value = wrapped.group("inner")
