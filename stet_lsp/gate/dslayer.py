@@ -510,9 +510,9 @@ def _to_closing_quote(text: str, start: int, end: int, upper: int) -> int:
     backslash, then its closing quote), or `_QUOTED_VALUE_MOST` characters from `start`."""
     if start == 0 or text[start - 1] != '"' or "\\" not in text[end - 1 : end + 1]:
         return end
-    level = backslashes_before(text, start - 1)
-    if level & (level + 1):
-        return end  # not 2**level - 1: a backslash of the text before the quote
+    level = string_level(text, start - 1)
+    if level is None:
+        return end  # a backslash of the text before the quote
     # A value reported with a blank in it (`The \`) begins a phrase, whatever names it.
     member = _is_member_value(text, start - 1 - level, level) and not _BLANK.search(
         text, start, end
@@ -538,8 +538,8 @@ def _to_closing_quote(text: str, start: int, end: int, upper: int) -> int:
         if text[after] in "nrt" and not member:
             return end
         if text[after] == '"':
-            escaped, rest = divmod(after - position - level, level + 1)
-            if escaped < 0 or rest:
+            escaped = quote_escapes(after - position, level)
+            if escaped is None:
                 return end  # a string around the value's ends, or escapes that do not read
             if escaped % 2 == 0:
                 return after - level
@@ -567,6 +567,23 @@ def _is_member_value(text: str, quote: int, level: int) -> bool:
         and text[position - 1] == '"'
         and backslashes_before(text, position - 1) == level
     )
+
+
+def string_level(text: str, quote: int) -> int | None:
+    """How many strings deep the quote at `quote` opens one (each level doubles a backslash
+    and escapes a quote once more, so 2**level - 1 backslashes stand before it); None when
+    the backslashes before it are no such run (a backslash of the text before the quote)."""
+    level = backslashes_before(text, quote)
+    return None if level & (level + 1) else level
+
+
+def quote_escapes(backslashes: int, level: int) -> int | None:
+    """How many times a string opened `level` deep escapes a quote after `backslashes`
+    backslashes (each of its own backslashes is 2**level of them): 0 or even, the quote
+    closes it; odd, the quote is in it; None, the run reads at no such count (a string
+    around it ends there)."""
+    escaped, rest = divmod(backslashes - level, level + 1)
+    return None if escaped < 0 or rest else escaped
 
 
 def backslashes_before(text: str, position: int, most: int = 64) -> int:

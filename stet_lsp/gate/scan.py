@@ -332,19 +332,18 @@ def _closed_within(text: str, start: int, end: int) -> int:
     that closes the string it starts in, when that quote is in it and no other string at that
     level is. A document's value ending in a backslash (`"Xk9…\\","x"`) decoded reads as an
     escaped quote (`"Xk9…\","x"`), and a value read there runs on over the document's `",`.
-    Written inside `level` strings, the opening quote has 2**level - 1 backslashes before it,
-    and a quote after that many plus an even count of the value's own backslashes (each
-    2**level) closes it; a span over several strings (a key block's lines) is left whole."""
+    Which quote closes the string at its depth: `dslayer.string_level`, `quote_escapes`. A
+    span over several strings (a key block's lines) is left whole."""
     if start == 0 or text[start - 1] != '"':
         return end
-    opening = dslayer.backslashes_before(text, start - 1)
-    if opening & (opening + 1):
+    opening = dslayer.string_level(text, start - 1)
+    if opening is None:
         return end
     closing = -1
     quote = text.find('"', start, end)
     while quote >= 0:
-        escaped, rest = divmod(dslayer.backslashes_before(text, quote) - opening, opening + 1)
-        if escaped >= 0 and not rest and escaped % 2 == 0:
+        escaped = dslayer.quote_escapes(dslayer.backslashes_before(text, quote), opening)
+        if escaped is not None and escaped % 2 == 0:
             if closing >= 0:
                 return end  # another string of that level: the span runs over several
             closing = quote
