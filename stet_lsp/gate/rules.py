@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.99"
+RULESET_VERSION = "2026.100"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -318,7 +318,10 @@ _YAML_TAG = r"(?:!!(?:str|binary)[ \t]{1,4})?"
 # quotes keeping `\` as it is; `"it's-Secr3t…"`, `'hun"ter2…'`; `"Zk8\\Wq…"`, `"Xk\"9m…"`),
 # not the quote that closes it; bare, no quote or backslash.
 _DOUBLE_QUOTED_SIX = r"(?:[^\s\"\\]|\\\S){6}"
-_SINGLE_QUOTED_SIX = r"(?:[^\s'\\]|\\\S){6}"
+# A single-quoted literal closed and opened again inside one value: a shell's `'it'\\''s…'`
+# (`'\\\\''` in JSON), YAML's and SQL's doubled quote `'it''s…'`.
+_REOPENED = r"'(?:\\{1,2}')?'"
+_SINGLE_QUOTED_SIX = r"(?:[^\s'\\]|\\\S|" + _REOPENED + r"){6}"
 _BACKQUOTED_SIX = r"[^\s`]{6}"
 _FIRST_SIX = (
     rf"(?:\"{_DOUBLE_QUOTED_SIX}|'{_SINGLE_QUOTED_SIX}|`{_BACKQUOTED_SIX}|[^\s\"'`\\]{{6}})"
@@ -365,7 +368,7 @@ def _single_quoted(least: int, most: int) -> str:
     (`'Zk8m…\\' && echo 'done'`, `f(token='…\\', other='…')`), and a value with a blank in it
     ends at the first quote."""
     return (
-        rf"(?<=')(?:(?:[^'\\\s]|\\[^'\s]|\\'(?![\s;&|),])){{{least},{most}}}+(?=')"
+        rf"(?<=')(?:(?:[^'\\\s]|\\[^'\s]|\\'(?![\s;&|),])|{_REOPENED}){{{least},{most}}}+(?=')"
         rf"|[^'\r\n]{{{least},{most}}}+(?='))"
     )
 

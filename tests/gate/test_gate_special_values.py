@@ -1024,6 +1024,57 @@ def test_a_quoted_value_opening_on_a_backslash_or_the_other_quote_goes_whole(
     assert _redacted(text, path) == expected
 
 
+# A single-quoted value closed and opened again around its own quote: a shell's `'\''`, YAML's
+# and SQL's doubled quote. Each line and the value the marker must cover, from the first quote
+# to the last.
+_REOPENED_QUOTES = [
+    ("export DB_PASSWORD='it'\\''s-Secr3t-Kx9'", "it'\\''s-Secr3t-Kx9"),
+    ("export DB_PASSWORD='Zq8'\\''mW4vLp2rT'", "Zq8'\\''mW4vLp2rT"),
+    ("DB_PASSWORD='Xk9mQ2vL'\\''p8rT4' ./run.sh", "Xk9mQ2vL'\\''p8rT4"),
+    ("password: 'it''s-Secr3t-Kx9'", "it''s-Secr3t-Kx9"),
+    ("password: 'Zq8mW''4vLp2rT'", "Zq8mW''4vLp2rT"),
+    ("UPDATE users SET password = 'it''s-Secr3t-Kx9' WHERE id = 1", "it''s-Secr3t-Kx9"),
+]
+
+
+@pytest.mark.parametrize(("line", "value"), _REOPENED_QUOTES)
+@pytest.mark.parametrize("form", ["text", "tool_use"])
+def test_a_value_its_quotes_close_and_open_again_goes_whole(
+    line: str, value: str, form: str
+) -> None:
+    """Such a value stayed in clear, or its tail did: it was read to the first quote, and
+    `it` is no secret."""
+    marker = "[REDACTED:secret-assignment#1]"
+    if form == "text":
+        text, path, expected = line + "\n", "notes.txt", line.replace(value, marker) + "\n"
+    else:
+        call = {"type": "tool_use", "input": {"command": line}}
+        text, path = json.dumps(call) + "\n", "events.jsonl"
+        expected = text.replace(json.dumps(value)[1:-1], marker)
+    assert _redacted(text, path) == expected
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "echo 'don'\\''t panic' && export TOKEN='abc'",
+        "msg='it'\\''s fine'",
+        "password: 'don''t-know'",
+        "password_hint: 'it''s-your-name'",
+        "secret_name: 'db''password'",
+        "token = 'xxxxxxxx''xxxx'",
+        "x = f(token='', other='abc')",
+        'psql -c "ALTER USER app WITH PASSWORD \'" || pw || "\'"',
+    ],
+)
+def test_words_whose_quotes_close_and_open_again_stay(line: str) -> None:
+    for text, path in (
+        (line + "\n", "notes.txt"),
+        (json.dumps({"type": "tool_use", "input": {"command": line}}) + "\n", "s.jsonl"),
+    ):
+        assert _redacted(text, path) == text
+
+
 def test_each_value_of_a_shell_session_goes_whole() -> None:
     text = (
         "$ export API_TOKEN='Qm7\\zP4kLw9xRt2vBn8s'\n"
