@@ -28,7 +28,7 @@ from typing import Any
 from stet_lsp.gate import heuristics, syntax
 from stet_lsp.gate.allowlist import Allowlist
 from stet_lsp.gate.engine import is_metadata_key
-from stet_lsp.gate.rules import URL_USERINFO
+from stet_lsp.gate.rules import SINGLE_QUOTED_ON, URL_USERINFO
 from stet_lsp.gate.spans import Span
 
 _REGEX_PLUGINS = (
@@ -487,8 +487,22 @@ def _locate(
     at = window.find(value)
     while at >= 0:
         start, stop = _expand(text, begin + at, begin + at + len(value), lower, upper, runs)
-        yield start, _to_closing_quote(text, start, stop, upper)
+        stop = _to_closing_quote(text, start, stop, upper)
+        yield start, _past_reopened_quotes(text, start, stop, upper)
         at = window.find(value, at + len(value))
+
+
+_SINGLE_QUOTED_ON = re.compile(SINGLE_QUOTED_ON)
+
+
+def _past_reopened_quotes(text: str, start: int, end: int, upper: int) -> int:
+    """Where a single-quoted value the keyword plugin read to its first quote ends when its
+    quotes close and open again there (a shell's `'it'\\''s…'`, YAML's `'it''s…'`): at the
+    quote that closes it, as the rules read it."""
+    if start == 0 or text[start - 1] != "'" or not text.startswith("'", end):
+        return end
+    rest = _SINGLE_QUOTED_ON.match(text, start, min(upper, start + _QUOTED_VALUE_MOST))
+    return rest.end() if rest is not None and rest.end() > end else end
 
 
 _CLOSES = frozenset("}],:")

@@ -941,6 +941,9 @@ _LETTER_ESCAPE = re.compile(r"\\+[0abefnrtv'\"]")
 # A word's apostrophe: a contraction or a possessive after a lower-case letter
 # (`don't-log-this`, `user's-password`), not one in a random run (`KTm7HT'T17mK`).
 _APOSTROPHE = re.compile(r"(?<=[a-z])'(?=(?:s|t|d|m|re|ll|ve)(?![A-Za-z]))")
+# A single-quoted literal closed and opened again inside the value (a shell's `'\\''`, escaped
+# again in JSON; YAML's and SQL's `''`), as `rules` reads it: one quote of the value's.
+_REOPENED_QUOTE = re.compile(r"(?<=[^'\s])'(?:\\{1,8}')?'(?=[^'\s])")
 # Quotes around the whole value, escaped alike at both ends (`"$PASS"`, `\"$TOKEN\"`).
 _WRAPPED = re.compile(r"(?P<quote>\\*[\"'`])(?P<inner>.+)(?P=quote)", re.DOTALL)
 
@@ -957,7 +960,10 @@ def written_characters(value: str) -> str:
     escapes (a character's code becomes one sign, `'\\x00\\x01'` two; letters after a
     backslash go where two or more stand, `"%s\\t%s\\n"`, an escaped quote leaving its quote; a
     single `\\0` or `\\n`, or a backslash before any other character, stays: `'Qm7\\zP4…'`) and
-    a word's apostrophe (`"don't-log-this"`)."""
+    a word's apostrophe (`"don't-log-this"`). A quote written as single quotes closed and
+    opened again (`'don'\\''t-log-this'`, `'it''s…'`) is one quote."""
+    if "''" in value:
+        value = _REOPENED_QUOTE.sub("'", value)
     wrapped = _WRAPPED.fullmatch(value)
     if wrapped is not None:
         value = wrapped.group("inner")

@@ -318,10 +318,15 @@ _YAML_TAG = r"(?:!!(?:str|binary)[ \t]{1,4})?"
 # quotes keeping `\` as it is; `"it's-Secr3t…"`, `'hun"ter2…'`; `"Zk8\\Wq…"`, `"Xk\"9m…"`),
 # not the quote that closes it; bare, no quote or backslash.
 _DOUBLE_QUOTED_SIX = r"(?:[^\s\"\\]|\\\S){6}"
-# A single-quoted literal closed and opened again inside one value: a shell's `'it'\\''s…'`
-# (`'\\\\''` in JSON), YAML's and SQL's doubled quote `'it''s…'`.
-_REOPENED = r"'(?:\\{1,2}')?'"
-_SINGLE_QUOTED_SIX = r"(?:[^\s'\\]|\\\S|" + _REOPENED + r"){6}"
+# A single-quoted literal closed and opened again between two of a value's characters: a
+# shell's `'it'\\''s…'` (its backslash doubled in JSON, and again at each depth), YAML's and
+# SQL's doubled quote `'it''s…'`. Not at a value's ends (Python's and TOML's `'''…'''`), nor
+# right after its opening quote, which was then a closing one (`echo 'password='\\''…'`).
+# A backslash before it is the value's own (single quotes keep it as it is).
+_REOPENED = r"(?<=[^'\s])'(?:\\{1,8}')?'(?=[^'\s])"
+_KEPT_BACKSLASH = r"\\(?='(?:\\{1,8}')?'[^'\s])"
+_NOT_REOPENED_FIRST = r"(?!\\{1,8}''[^'\s])"
+_SINGLE_QUOTED_SIX = _NOT_REOPENED_FIRST + rf"(?:[^\s'\\]|{_KEPT_BACKSLASH}|\\\S|{_REOPENED}){{6}}"
 _BACKQUOTED_SIX = r"[^\s`]{6}"
 _FIRST_SIX = (
     rf"(?:\"{_DOUBLE_QUOTED_SIX}|'{_SINGLE_QUOTED_SIX}|`{_BACKQUOTED_SIX}|[^\s\"'`\\]{{6}})"
@@ -368,9 +373,17 @@ def _single_quoted(least: int, most: int) -> str:
     (`'Zk8m…\\' && echo 'done'`, `f(token='…\\', other='…')`), and a value with a blank in it
     ends at the first quote."""
     return (
-        rf"(?<=')(?:(?:[^'\\\s]|\\[^'\s]|\\'(?![\s;&|),])|{_REOPENED}){{{least},{most}}}+(?=')"
+        rf"(?<='){_NOT_REOPENED_FIRST}(?:{_SINGLE_QUOTED_CHARACTER}{{{least},{most}}}+(?=')"
         rf"|[^'\r\n]{{{least},{most}}}+(?='))"
     )
+
+
+_SINGLE_QUOTED_CHARACTER = (
+    rf"(?:[^'\\\s]|\\[^'\s]|\\'(?![\s;&|),]|'[^'\s])|{_KEPT_BACKSLASH}|{_REOPENED})"
+)
+SINGLE_QUOTED_ON: str = rf"{_SINGLE_QUOTED_CHARACTER}*+(?=')"
+"""The rest of a single-quoted value without blanks from a point inside it, to the quote that
+closes it: past its quotes closed and opened again (`_REOPENED`)."""
 
 
 def whole_value(least: int, most: int = 400) -> str:

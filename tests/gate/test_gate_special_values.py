@@ -1034,24 +1034,49 @@ _REOPENED_QUOTES = [
     ("password: 'it''s-Secr3t-Kx9'", "it''s-Secr3t-Kx9"),
     ("password: 'Zq8mW''4vLp2rT'", "Zq8mW''4vLp2rT"),
     ("UPDATE users SET password = 'it''s-Secr3t-Kx9' WHERE id = 1", "it''s-Secr3t-Kx9"),
+    # A backslash before a quote reopened is the value's own: a shell's and YAML's single
+    # quotes keep it as it is.
+    ("db_password: 'p@K''#Lzyvh_k\\''fX*C3m'", "p@K''#Lzyvh_k\\''fX*C3m"),
+    ("export DB_PASSWORD='Xk9mQ2\\'\\''vLp8rT4'", "Xk9mQ2\\'\\''vLp8rT4"),
 ]
 
 
 @pytest.mark.parametrize(("line", "value"), _REOPENED_QUOTES)
-@pytest.mark.parametrize("form", ["text", "tool_use"])
+@pytest.mark.parametrize("form", ["text", "tool_use", "tool_result_of_json"])
 def test_a_value_its_quotes_close_and_open_again_goes_whole(
     line: str, value: str, form: str
 ) -> None:
     """Such a value stayed in clear, or its tail did: it was read to the first quote, and
-    `it` is no secret."""
+    `it` is no secret. In a transcript its backslashes are escaped once, or twice in a JSON
+    document a tool returned."""
     marker = "[REDACTED:secret-assignment#1]"
     if form == "text":
         text, path, expected = line + "\n", "notes.txt", line.replace(value, marker) + "\n"
-    else:
+    elif form == "tool_use":
         call = {"type": "tool_use", "input": {"command": line}}
         text, path = json.dumps(call) + "\n", "events.jsonl"
         expected = text.replace(json.dumps(value)[1:-1], marker)
+    else:
+        result = {"type": "tool_result", "content": json.dumps({"command": line})}
+        text, path = json.dumps(result) + "\n", "events.jsonl"
+        expected = text.replace(json.dumps(json.dumps(value)[1:-1])[1:-1], marker)
     assert _redacted(text, path) == expected
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "export DB_PASSWORD='iFwV'\\''^LXL'",
+        "db_password: 'Eb&f''g^gL'",
+        "UPDATE users SET db_password = 'VV;*.''@+o' WHERE id = 1;",
+    ],
+)
+def test_a_short_value_its_quotes_close_and_open_again_keeps_no_tail(line: str) -> None:
+    """detect-secrets reads such a value to its first quote: its span goes on to the quote
+    that closes the value, as the rules read it; its second part stayed in clear."""
+    redacted = _redacted(line + "\n", "notes.txt")
+    assert "[REDACTED:" in redacted
+    assert redacted.rstrip("\n").endswith(("]'", "]' WHERE id = 1;")), redacted
 
 
 @pytest.mark.parametrize(
@@ -1065,6 +1090,12 @@ def test_a_value_its_quotes_close_and_open_again_goes_whole(
         "token = 'xxxxxxxx''xxxx'",
         "x = f(token='', other='abc')",
         'psql -c "ALTER USER app WITH PASSWORD \'" || pw || "\'"',
+        # A word's apostrophe written so is a word's still; a triple-quoted literal's quotes
+        # are no value's.
+        "password='don''t-log-this'",
+        "password='don'\\''t-log-this'",
+        "password: 'don'\\''t-know'",
+        "api_token: 'it''s-in-the-vault'",
     ],
 )
 def test_words_whose_quotes_close_and_open_again_stay(line: str) -> None:
@@ -1203,3 +1234,10 @@ def test_a_value_ending_in_a_backslash_keeps_the_argument_after_it() -> None:
     assert (
         _redacted(line) == "f(token='[REDACTED:secret-assignment#1]', other='Qm7zP4kLw9xRt2vB')\n"
     )
+
+
+@pytest.mark.parametrize("path", ["config.toml", "settings.py", "notes.txt"])
+def test_a_triple_quoted_value_keeps_its_quotes(path: str) -> None:
+    """Its quotes are no quotes closed and opened again: the marker stands between them."""
+    redacted = _redacted("password = '''Xk9mQ2vLp8rT4'''\n", path)
+    assert redacted.startswith("password = '''[REDACTED:") and redacted.endswith("]'''\n")
