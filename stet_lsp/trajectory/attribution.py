@@ -208,6 +208,133 @@ def reversed_hunks(hunks: Sequence[Hunk]) -> list[Hunk]:
 
 
 @dataclass
+class _Slots:
+    """A file's lines followed, kept while every one agrees with the file's whole text as
+    the trajectory left it (`text`, which a change edits in place): each line's origin (None
+    when not followed) at its index, and where it came in the order of the dict the lines
+    would be held in (which a malformed diff's lines, colliding, depend on), so that a plain
+    change costs what its hunks hold, not what the file does."""
+
+    text: list[str]
+    origins: list[LineOrigin | None]
+    order: list[int]
+    next: int
+    size: int
+
+    @classmethod
+    def of(cls, lines: dict[int, LineOrigin], text: list[str]) -> _Slots | None:
+        """The lines in slots beside a copy of `text`, or None when one is not its line."""
+        origins: list[LineOrigin | None] = [None] * len(text)
+        order = [0] * len(text)
+        for seen, (number, origin) in enumerate(lines.items()):
+            if not 0 < number <= len(text) or text[number - 1] != origin.text:
+                return None
+            origins[number - 1], order[number - 1] = origin, seen
+        return cls(list(text), origins, order, len(lines), len(lines))
+
+    def __bool__(self) -> bool:
+        return self.size > 0
+
+    def numbered(self) -> dict[int, LineOrigin]:
+        """The lines by number, in the order `apply_hunks` would have left them."""
+        held = [index for index, origin in enumerate(self.origins) if origin is not None]
+        held.sort(key=self.order.__getitem__)
+        return {index + 1: origin for index in held if (origin := self.origins[index])}
+
+    def apply(self, hunks: Sequence[Hunk], step: int) -> None:
+        """`apply_hunks` and `patched` for hunks in order, apart, each where the hunks above
+        it left its lines, whose read lines agree with the text (`_in_place`)."""
+        contexts = sum(op == " " for hunk in hunks for op, _ in hunk.lines)
+        fresh, added = self.next, self.next + contexts
+        self.next = added + sum(op == "+" for hunk in hunks for op, _ in hunk.lines)
+        pieces = []
+        for hunk in hunks:
+            start = index = hunk.old_first - 1
+            origins: list[LineOrigin | None] = []
+            order: list[int] = []
+            text: list[str] = []
+            for op, line in hunk.lines:
+                if op == "-":
+                    self.size -= self.origins[index] is not None
+                    index += 1
+                    continue
+                if op == "+":
+                    origins.append(LineOrigin(step, line))
+                    order.append(added)
+                    added += 1
+                    self.size += 1
+                else:
+                    origin = self.origins[index]
+                    if origin is None:
+                        origin, place = LineOrigin(0, line), fresh
+                        fresh += 1
+                        self.size += 1
+                    else:
+                        place = self.order[index]
+                    origins.append(origin)
+                    order.append(place)
+                    index += 1
+                text.append(line)
+            pieces.append((start, index, origins, order, text))
+        for start, end, origins, order, text in reversed(pieces):
+            self.origins[start:end] = origins
+            self.order[start:end] = order
+            self.text[start:end] = text
+
+
+def _in_place(hunks: Sequence[Hunk], text: list[str]) -> list[Hunk] | None:
+    """The hunks in order when `_Slots.apply` can apply them to `text`: `patched` would, and
+    each starts where the hunks above it moved its first line (as a diff of the file's own
+    places does); else None."""
+    ordered = sorted(hunks, key=lambda hunk: hunk.old_first)
+    index = shift = 0
+    for hunk in ordered:
+        start = hunk.old_first - 1
+        if start < index or start > len(text) or hunk.new_first - hunk.old_first != shift:
+            return None
+        index = start
+        for op, line in hunk.lines:
+            if op == "+":
+                shift += 1
+                continue
+            if index >= len(text) or text[index] != line:
+                return None
+            shift -= op == "-"
+            index += 1
+    return ordered
+
+
+def _advanced(
+    lines: dict[int, LineOrigin] | _Slots,
+    known: list[str],
+    after: list[str] | None,
+    hunks: Sequence[Hunk],
+    step: int,
+) -> _Slots | None:
+    """The lines after an anchored change, in time proportional to its hunks, where the
+    general way (`_found`, `_aligned`, `apply_hunks`, `patched`) gives the same lines and
+    text at a cost proportional to the file: the change found the text the trajectory left
+    (its recorded result with its diff taken back is that text, or it records none), the
+    lines followed agree with that text, and its hunks apply in place (`_in_place`)."""
+    ordered = _in_place(hunks, known)
+    if ordered is None:
+        return None
+    if after is not None and patched(after, reversed_hunks(hunks)) != known:
+        return None
+    if isinstance(lines, _Slots):
+        slots = lines if lines.text is known else None
+    else:
+        slots = _Slots.of(lines, known)
+    if slots is not None:
+        slots.apply(ordered, step)
+    return slots
+
+
+def _numbered(lines: dict[int, LineOrigin] | _Slots) -> dict[int, LineOrigin]:
+    return lines.numbered() if isinstance(lines, _Slots) else lines
+
+
+@dataclass
 class Attribution:
     """Each file's lines followed (1-based, in the file after all the changes followed): the
     lines a step wrote and, as step 0, the others whose text a diff showed (its context);
@@ -215,7 +342,7 @@ class Attribution:
     known (recorded, or an earlier known text with anchored diffs applied): a string until
     its lines are needed."""
 
-    followed: dict[str, dict[int, LineOrigin]] = field(default_factory=dict)
+    _followed: dict[str, dict[int, LineOrigin] | _Slots] = field(default_factory=dict)
     left_out: list[LeftOut] = field(default_factory=list)
     texts: dict[str, str | list[str]] = field(default_factory=dict)
     earlier: Callable[[FileChange, int], list[str] | None] | None = None
@@ -223,6 +350,14 @@ class Attribution:
     step), from elsewhere (git), to place an unanchored change in."""
     touched: set[str] = field(default_factory=set)
     """The paths a change followed so far changed."""
+
+    @property
+    def followed(self) -> dict[str, dict[int, LineOrigin]]:
+        """Each file's lines followed, by line number."""
+        for path, lines in self._followed.items():
+            if isinstance(lines, _Slots):
+                self._followed[path] = lines.numbered()
+        return self._followed  # type: ignore[return-value]  # every value is a dict now
 
     @property
     def files(self) -> dict[str, dict[int, LineOrigin]]:
@@ -234,6 +369,9 @@ class Attribution:
         return {path: lines for path, lines in written if lines}
 
     def text_lines(self, path: str) -> list[str] | None:
+        lines = self._followed.get(path)
+        if isinstance(lines, _Slots):  # its text is changed in place by the changes followed
+            self._followed[path] = lines.numbered()
         text = self.texts.get(path)
         if isinstance(text, str):
             text = self.texts[path] = lines_of(text)
@@ -241,7 +379,7 @@ class Attribution:
 
     def follow(self, change: FileChange, step: int, content: str | None = None) -> None:
         """Follows one change (`content`: the file after it, when not in the change)."""
-        files, texts = self.followed, self.texts
+        files, texts = self._followed, self.texts
         first_touch = change.path not in self.touched and change.old_path not in self.touched
         self.touched.update(path for path in (change.path, change.old_path) if path)
         if change.operation == "rename" and change.old_path:
@@ -307,6 +445,13 @@ class Attribution:
             lines = {}
         else:  # anchored, or no hunks (a rename, the same text written again)
             known, after = _split(known), _split(after)
+            slots = _advanced(lines, known, after, hunks, step) if known and lines else None
+            if slots is not None:
+                if slots.size:
+                    files[change.path] = slots
+                texts[change.path] = slots.text
+                return
+            lines = _numbered(lines)
             found = _found(known, after, hunks) if lines or after is None else None
             if found is not None:
                 lines = _aligned(lines, known, found)
@@ -328,14 +473,14 @@ class Attribution:
         """A rename of a folder (`mv src lib` in a shell): every file followed under it
         moves with it. False when the old path is a file followed, or holds none."""
         old = change.old_path or ""
-        if old in self.followed or old in self.texts:
+        if old in self._followed or old in self.texts:
             return False
         prefix, new = old.rstrip("/") + "/", change.path.rstrip("/") + "/"
-        inside = [path for path in {*self.followed, *self.texts} if path.startswith(prefix)]
+        inside = [path for path in {*self._followed, *self.texts} if path.startswith(prefix)]
         for path in inside:
             moved = new + path[len(prefix) :]
-            if path in self.followed:
-                self.followed[moved] = self.followed.pop(path)
+            if path in self._followed:
+                self._followed[moved] = self._followed.pop(path)
             if path in self.texts:
                 self.texts[moved] = self.texts.pop(path)
         return bool(inside)
@@ -343,13 +488,13 @@ class Attribution:
     def _forget(self, path: str) -> None:
         """The file at `path` is gone, or a folder there with every file under it."""
         prefix = path.rstrip("/") + "/"
-        gone = [name for name in {*self.followed, *self.texts} if name.startswith(prefix)]
+        gone = [name for name in {*self._followed, *self.texts} if name.startswith(prefix)]
         for name in [path, *gone]:
-            self.followed.pop(name, None)
+            self._followed.pop(name, None)
             self.texts.pop(name, None)
 
-    def _leave_out(self, path: str, lines: dict[int, LineOrigin], reason: str) -> None:
-        steps = Counter(origin.step for origin in lines.values() if origin.step)
+    def _leave_out(self, path: str, lines: dict[int, LineOrigin] | _Slots, reason: str) -> None:
+        steps = Counter(origin.step for origin in _numbered(lines).values() if origin.step)
         for earlier, count in sorted(steps.items()):
             self.left_out.append(LeftOut(path, earlier, reason, count))
 
