@@ -25,7 +25,7 @@ import heapq
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -587,9 +587,7 @@ def _located(hunks: Sequence[Hunk], known: list[str] | None) -> list[Hunk] | Non
     if known is None or not reads[0]:
         return None
     first, found = reads[0], None
-    for start, line in enumerate(known):
-        if line != first[0]:
-            continue
+    for start in _places(known, first[0]):
         shift = start + 1 - ordered[0].old_first
         if all(
             known[h.old_first - 1 + shift : h.old_first - 1 + shift + len(r)] == r
@@ -603,6 +601,19 @@ def _located(hunks: Sequence[Hunk], known: list[str] | None) -> list[Hunk] | Non
         return None
     placed = [Hunk(h.old_first + found, h.new_first + found, h.lines) for h in ordered]
     return placed if patched(known, placed) is not None else None
+
+
+def _places(lines: list[str], line: str) -> Iterator[int]:
+    """Where `line` is in `lines`, in order (list.index finds each without a loop of Python
+    over every line)."""
+    start = 0
+    while True:
+        try:
+            start = lines.index(line, start)
+        except ValueError:
+            return
+        yield start
+        start += 1
 
 
 def _found(
