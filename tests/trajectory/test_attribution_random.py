@@ -183,6 +183,26 @@ def test_edits_cost_what_they_change() -> None:
     assert {n: o.text for n, o in attribution.files["big.py"].items()} == dict(enumerate(lines, 1))
 
 
+def test_unanchored_edits_cost_no_loop_over_the_file() -> None:
+    """Edits known by their search and replace text only, placed where their text is in a
+    long file, then followed as anchored ones: 10,000 of them to a file of 3,000 lines took
+    8 s when each cost the file in loops of Python."""
+    length = 3000
+    lines = [f"v{n} = {n}" for n in range(length)]
+    changes = [
+        _change(1, "big.py", "create", file_diff("big.py", None, _text(lines)).text, anchored=True)
+    ]
+    rng = random.Random(6)
+    for step in range(2, 10_002):
+        at = rng.randrange(length)
+        diff = fragment_diff("big.py", f"{lines[at]}\n", f"e{step}\n")
+        changes.append(_change(step, "big.py", "modify", diff.text))
+        lines[at] = f"e{step}"
+    attribution = within(2.0, lambda: line_attribution(changes))
+    assert attribution.left_out == []
+    assert attribution.text_lines("big.py") == lines
+
+
 if __name__ == "__main__":
     written = [digest(seed) for seed in range(CASES)]
     DIGESTS.write_text(json.dumps(written, indent=0) + "\n", encoding="utf-8")
