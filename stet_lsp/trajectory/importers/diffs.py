@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -91,33 +90,93 @@ def count(diff_text: str) -> tuple[int, int]:
 _HUNK_LENGTHS = re.compile(r"@@ -\d{1,10}(?:,(\d{1,10}))? \+\d{1,10}(?:,(\d{1,10}))? @@")
 
 
+# old[a:b] replaced by new[c:d], (a, b, c, d), one of the two may be empty. The lines between
+# two changes are the same on both sides.
+_Change = tuple[int, int, int, int]
+
+
 def _diff(
     path: str, old: list[str], new: list[str], anchored: bool, created: bool, deleted: bool
 ) -> Diff:
     for lines in (old, new):
         if lines and not lines[-1].endswith("\n"):
             lines[-1] += "\n\\ No newline at end of file\n"
-    text = "".join(_unified(old, new, headers(path, created, deleted)))
-    added, removed = count(text)
+    changes = _changes(old, new)
+    text = "".join(_unified(old, new, changes, headers(path, created, deleted)))
+    # Counted by the changes: `count` would read a line that ends in a lone \r as part of the
+    # next, as git does.
+    added = sum(new_stop - new_start for _, _, new_start, new_stop in changes)
+    removed = sum(old_stop - old_start for old_start, old_stop, _, _ in changes)
     return Diff(text, added, removed, anchored)
 
 
-def _unified(old: list[str], new: list[str], header: str) -> Iterator[str]:
-    """What `difflib.unified_diff(old, new, n=3)` writes, `header` being its `---`/`+++` lines
-    (nothing at all when the sides are the same), found faster by `_Matcher`."""
-    for number, group in enumerate(_Matcher(old, new).get_grouped_opcodes(3)):
+def _unified(old: list[str], new: list[str], changes: list[_Change], header: str) -> Iterator[str]:
+    """What `difflib.unified_diff(old, new, n=3)` writes of `changes`, `header` being its
+    `---`/`+++` lines (nothing at all without changes): changes at most 6 lines apart share a
+    hunk, each hunk has up to 3 lines of context either side."""
+    for number, group in enumerate(_grouped(changes)):
         if number == 0:
             yield header
-        first, last = group[0], group[-1]
-        yield f"@@ -{_span(first[1], last[2])} +{_span(first[3], last[4])} @@\n"
-        for tag, i1, i2, j1, j2 in group:
-            if tag == "equal":
-                yield _marked(" ", old[i1:i2])
-                continue
-            if tag in ("replace", "delete"):
-                yield _marked("-", old[i1:i2])
-            if tag in ("replace", "insert"):
-                yield _marked("+", new[j1:j2])
+        (first, _, first_new, _), (_, last, _, last_new) = group[0], group[-1]
+        # Lines before the first change and after the last are the same on both sides.
+        before, after = min(_CONTEXT, first), min(_CONTEXT, len(old) - last)
+        start, stop = first - before, last + after
+        yield f"@@ -{_span(start, stop)} +{_span(first_new - before, last_new + after)} @@\n"
+        for old_start, old_stop, new_start, new_stop in group:
+            yield _marked(" ", old[start:old_start])
+            yield _marked("-", old[old_start:old_stop])
+            yield _marked("+", new[new_start:new_stop])
+            start = old_stop
+        yield _marked(" ", old[start:stop])
+
+
+_CONTEXT = 3
+
+
+def _grouped(changes: list[_Change]) -> Iterator[list[_Change]]:
+    """The changes in hunks: a change more than twice the context after the one before starts
+    a hunk (their contexts would not meet)."""
+    group: list[_Change] = []
+    for change in changes:
+        if group and change[0] - group[-1][1] > 2 * _CONTEXT:
+            yield group
+            group = []
+        group.append(change)
+    if group:
+        yield group
+
+
+def _changes(old: list[str], new: list[str]) -> list[_Change]:
+    """The changes from `old` to `new`, in order, as libgit2's diff finds them (git's xdiff:
+    Myers's algorithm, the fewest lines changed unless that would cost too much), in about
+    linear time where difflib's matching is quadratic (changes throughout a file whose lines
+    repeat). Each distinct line is given to it as a line holding only its number, so that it
+    compares the lines as `lines_of` splits them, whole, whatever they hold: git would take a
+    text with a NUL for binary, and break lines at \\n alone."""
+    if old == new:
+        return []
+    if not old or not new:
+        return [(0, len(old), 0, len(new))]
+    import pygit2  # only a diff of two texts needs it
+    from pygit2.enums import DiffOption
+
+    numbers: dict[str, int] = {}
+    old_text, new_text = (
+        "".join([f"{numbers.setdefault(line, len(numbers))}\n" for line in lines]).encode()
+        for lines in (old, new)
+    )
+    patch = pygit2.Patch.create_from(
+        old_text, new_text, flag=DiffOption.FORCE_TEXT, context_lines=0
+    )
+    changes = []
+    for hunk in patch.hunks:
+        # Where a side has no lines its start is the line before the change.
+        old_start = hunk.old_start - 1 if hunk.old_lines else hunk.old_start
+        new_start = hunk.new_start - 1 if hunk.new_lines else hunk.new_start
+        changes.append(
+            (old_start, old_start + hunk.old_lines, new_start, new_start + hunk.new_lines)
+        )
+    return changes
 
 
 def _marked(mark: str, lines: list[str]) -> str:
@@ -131,139 +190,6 @@ def _span(start: int, stop: int) -> str:
     if length == 1:
         return f"{start + 1}"
     return f"{start + 1 if length else start},{length}"
-
-
-class _Matcher(difflib.SequenceMatcher[str]):
-    """difflib's matcher, finding the very same matching blocks sooner when the sides share a
-    long head or tail (a file before and after an edit).
-
-    difflib matches the longest run of equal lines between the sides, then does the same in
-    what is left before and after it, and so on. A run is made of lines that are not popular
-    (standing in over 1% of a side of 200 lines or more); the popular lines next to it join
-    it. Each search takes time in proportion to the lines searched times how often each
-    stands in the other side: quadratic in a long file of often repeated lines. The first two
-    searches span (nearly) the whole file and usually return the common head and tail; where
-    it is certain that they do, they are answered without searching. (Cutting the head and
-    tail off before diffing would change the diff where as long a run lies elsewhere, or where
-    lines are popular in the whole file but not in the part left.) Proving it takes longer
-    than those searches where few lines repeat: it is left to where they do."""
-
-    def __init__(self, a: list[str], b: list[str]) -> None:
-        super().__init__(None, a, b)
-        popular: set[str] = self.bpopular  # type: ignore[attr-defined]
-        places: dict[str, list[int]] = self.b2j  # type: ignore[attr-defined]
-        repeated = _places_searched(a, places) > _SHORTCUT_PLACES * len(a)
-        self._known = _first_matches(a, b, popular) if repeated else {}
-
-    def find_longest_match(
-        self, alo: int = 0, ahi: int | None = None, blo: int = 0, bhi: int | None = None
-    ) -> difflib.Match:
-        # get_matching_blocks searches through this method, naming all four bounds.
-        known = self._known.get((alo, ahi, blo, bhi))
-        return known if known is not None else super().find_longest_match(alo, ahi, blo, bhi)
-
-
-# Where difflib's search over the whole of `a` steps through more places in `b` than this
-# many a line of `a` (lines repeat), the shortcut's proof (rolling hashes of both sides) costs
-# less than the searches it saves; where lines seldom repeat, more (measured on files of 150
-# to 5,000 lines).
-_SHORTCUT_PLACES = 6
-
-
-def _places_searched(a: list[str], b2j: dict[str, list[int]]) -> int:
-    """How many places in `b` difflib's search over the whole of `a` steps through: where
-    each line of `a` stands in `b` (popular lines left out)."""
-    return sum(map(len, filter(None, map(b2j.get, a))))
-
-
-def _first_matches(
-    a: list[str], b: list[str], popular: set[str]
-) -> dict[tuple[int, int | None, int, int | None], difflib.Match]:
-    """What difflib's first two searches (over the whole sides, then over what the first match
-    leaves) return, by the bounds searched, where that is certain: the common head or tail,
-    when its longest run of lines that are not popular is longer than any run of equal lines
-    outside the head and tail. On a tie between the head and the tail the head comes first,
-    as difflib keeps the first longest run it meets."""
-    la, lb = len(a), len(b)
-    shortest = min(la, lb)
-    head = 0
-    while head < shortest and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < shortest - head and a[la - 1 - tail] == b[lb - 1 - tail]:
-        tail += 1
-    head_run, tail_run = _longest_run(a[:head], popular), _longest_run(a[la - tail :], popular)
-    # The shortest of the two runs that is longer than every run outside (so is a longer one).
-    runs = sorted({run for run in (head_run, tail_run) if run > 0})
-    longer = next((run for run in runs if not _elsewhere(a, b, run, head, tail, popular)), None)
-
-    def longest(run: int) -> bool:
-        return longer is not None and run >= longer
-
-    head_match = difflib.Match(0, 0, head)
-    tail_match = difflib.Match(la - tail, lb - tail, tail)
-    known: dict[tuple[int, int | None, int, int | None], difflib.Match] = {}
-    if head_run >= tail_run and longest(head_run):
-        known[0, la, 0, lb] = head_match
-        if longest(tail_run):
-            known[head, la, head, lb] = tail_match
-    elif tail_run > head_run and _ends_there(a, b, tail) and longest(tail_run):
-        known[0, la, 0, lb] = tail_match
-        if longest(head_run):
-            known[0, la - tail, 0, lb - tail] = head_match
-    return known
-
-
-def _ends_there(a: list[str], b: list[str], tail: int) -> bool:
-    """Whether the lines before the common tail differ (a tail cut short where the head ends
-    may not: difflib's match would then take in more than the tail)."""
-    la, lb = len(a), len(b)
-    return tail in (la, lb) or a[la - tail - 1] != b[lb - tail - 1]
-
-
-def _longest_run(lines: list[str], popular: set[str]) -> int:
-    """The most lines in a row that are not popular."""
-    longest = run = 0
-    for line in lines:
-        run = 0 if line in popular else run + 1
-        longest = max(longest, run)
-    return longest
-
-
-def _elsewhere(
-    a: list[str], b: list[str], size: int, head: int, tail: int, popular: set[str]
-) -> bool:
-    """Whether `size` lines in a row of `a` that are not popular stand in `b` other than at
-    their own place in the common head or tail (or may: lines whose hashes are equal count)."""
-    starts: dict[int, list[int]] = {}
-    for j, key in _windows(b, size, popular):
-        starts.setdefault(key, []).append(j)
-    shift = len(b) - len(a)
-    for i, key in _windows(a, size, popular):
-        for j in starts.get(key, ()):
-            own_head = j == i and i + size <= head
-            own_tail = j == i + shift and i >= len(a) - tail
-            if not (own_head or own_tail):
-                return True
-    return False
-
-
-_MODULUS = (1 << 61) - 1
-_BASE = 1_000_003
-
-
-def _windows(lines: list[str], size: int, popular: set[str]) -> Iterator[tuple[int, int]]:
-    """(start, rolling hash) of every `size` lines in a row that are not popular."""
-    values = [hash(line) % _MODULUS for line in lines]
-    dropped = pow(_BASE, size - 1, _MODULUS)
-    key = run = 0
-    for index, value in enumerate(values):
-        if index >= size:
-            key -= values[index - size] * dropped
-        key = (key * _BASE + value) % _MODULUS
-        run = 0 if lines[index] in popular else run + 1
-        if run >= size:
-            yield index - size + 1, key
 
 
 def _shift(text: str, offset: int) -> str:
