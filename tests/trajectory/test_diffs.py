@@ -362,6 +362,14 @@ def test_lines_that_end_in_a_lone_carriage_return_are_counted() -> None:
     assert (diff.added, diff.removed) == (1, 1)
 
 
+def test_a_fragment_diff_moves_only_its_hunk_headers() -> None:
+    """A line holding a character str.splitlines breaks at (U+2028, a form feed) and then
+    what reads as a hunk header keeps its text."""
+    for odd in ("\u2028", "\x0c", "\x1c", "\x85"):
+        diff = fragment_diff("f.py", f"a{odd}@@ -1 +1 @@ x\n", "b\n", 40)
+        assert diff.text == f"--- a/f.py\n+++ b/f.py\n@@ -40 +40 @@\n-a{odd}@@ -1 +1 @@ x\n+b\n"
+
+
 def test_count_takes_lines_that_read_like_file_headers_inside_a_hunk() -> None:
     change = diffs.file_diff("q.sql", "-- a comment\nselect 1;\n", "++i;\nselect 1;\n")
     assert "\n--- a comment\n+++i;\n" in change.text

@@ -194,7 +194,7 @@ def _span(start: int, stop: int) -> str:
 
 def _shift(text: str, offset: int) -> str:
     out = []
-    for line in text.splitlines(keepends=True):
+    for line in lines_of(text, keep_breaks=True):
         if line.startswith("@@ "):
             head, _, rest = line[3:].partition(" @@")
             old, new = head.split(" ")
