@@ -1,8 +1,9 @@
 """Line attribution on random trajectories, against what the general way of following a change
 gave before plain changes were followed in place (`attribution._Slots`): the lines followed (in
 their dicts' order), what was left out and each file's text, for fixed seeds. The digests in
-`attribution_digests.json` were written by that code: `python test_attribution_random.py`
-writes them anew (run it only against a checkout whose attribution is known good)."""
+`attribution_digests.json` were written by that code (f5df436f's attribution.py) on the diffs
+the importers make now: `python test_attribution_random.py` writes them anew (run it only
+against a checkout whose attribution is known good; the diffs change the inputs)."""
 
 from __future__ import annotations
 
