@@ -164,14 +164,18 @@ def test_random_trajectories_are_attributed_as_before() -> None:
     assert differ == []
 
 
+def _long_file(length: int) -> tuple[list[str], list[FileChange]]:
+    """The lines of a long file of distinct lines, and the change that created it."""
+    lines = [f"v{n} = {n}" for n in range(length)]
+    created = file_diff("big.py", None, _text(lines)).text
+    return lines, [_change(1, "big.py", "create", created, anchored=True)]
+
+
 def test_edits_cost_what_they_change() -> None:
     """Small anchored edits to a long file cost what their hunks hold, not what the file
     does: 10,000 of them to a file of 3,000 lines took 9 s when each cost the file."""
     length = 3000
-    lines = [f"v{n} = {n}" for n in range(length)]
-    changes = [
-        _change(1, "big.py", "create", file_diff("big.py", None, _text(lines)).text, anchored=True)
-    ]
+    lines, changes = _long_file(length)
     rng = random.Random(5)
     for step in range(2, 10_002):
         at = rng.randrange(3, length - 3)
@@ -189,10 +193,7 @@ def test_unanchored_edits_cost_no_loop_over_the_file() -> None:
     long file, then followed as anchored ones: 10,000 of them to a file of 3,000 lines took
     8 s when each cost the file in loops of Python."""
     length = 3000
-    lines = [f"v{n} = {n}" for n in range(length)]
-    changes = [
-        _change(1, "big.py", "create", file_diff("big.py", None, _text(lines)).text, anchored=True)
-    ]
+    lines, changes = _long_file(length)
     rng = random.Random(6)
     for step in range(2, 10_002):
         at = rng.randrange(length)
