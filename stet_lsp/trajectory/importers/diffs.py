@@ -148,7 +148,8 @@ def _grouped(changes: list[_Change]) -> Iterator[list[_Change]]:
 
 def _changes(old: list[str], new: list[str]) -> list[_Change]:
     """The changes from `old` to `new`, in order, as libgit2's diff finds them (git's xdiff:
-    Myers's algorithm, the fewest lines changed unless that would cost too much), in about
+    Myers's algorithm, nearly the fewest lines changed: it bounds its search, and a line that
+    stands many times on one side among changed lines is taken for changed too), in about
     linear time where difflib's matching is quadratic (changes throughout a file whose lines
     repeat). Each distinct line is given to it as a line holding only its number, so that it
     compares the lines as `lines_of` splits them, whole, whatever they hold: git would take a
