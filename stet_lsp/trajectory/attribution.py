@@ -396,7 +396,7 @@ class Attribution:
             return
         lines = files.pop(change.path, {})
         known = texts.pop(change.path, None)
-        if change.operation == "rename" and change.old_path:
+        if change.operation == "rename" and change.old_path not in (None, "", change.path):
             lines = files.pop(change.old_path, {})
             known = texts.pop(change.old_path, None)
         if change.diff == OMITTED:  # a .stetignore'd file's change: what it was is not kept
@@ -476,7 +476,7 @@ class Attribution:
         if old in self._followed or old in self.texts:
             return False
         prefix, new = old.rstrip("/") + "/", change.path.rstrip("/") + "/"
-        inside = [path for path in {*self._followed, *self.texts} if path.startswith(prefix)]
+        inside = sorted(path for path in {*self._followed, *self.texts} if path.startswith(prefix))
         for path in inside:
             moved = new + path[len(prefix) :]
             if path in self._followed:

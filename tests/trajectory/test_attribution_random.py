@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
+import subprocess
 import sys
 from pathlib import Path
 
@@ -203,6 +205,45 @@ def test_unanchored_edits_cost_no_loop_over_the_file() -> None:
     attribution = within(2.0, lambda: line_attribution(changes))
     assert attribution.left_out == []
     assert attribution.text_lines("big.py") == lines
+
+
+def test_a_rename_onto_its_own_path_keeps_the_files_lines() -> None:
+    """`mv ./src/a.py src/a.py`: the lines are where they were (they were dropped)."""
+    created = file_diff("src/a.py", None, "one\ntwo\n").text
+    changes = [
+        _change(1, "src/a.py", "create", created, anchored=True),
+        _change(2, "src/a.py", "rename", "", anchored=True, old_path="src/a.py"),
+    ]
+    attribution = line_attribution(changes)
+    assert attribution.text_lines("src/a.py") == ["one", "two"]
+    assert [origin.step for origin in attribution.files["src/a.py"].values()] == [1, 1]
+
+
+def test_a_folder_moved_keeps_its_files_in_one_order_whatever_the_hash_seed() -> None:
+    """The files a folder's move takes along were met in a set's order, which the string
+    hash's seed decides: `followed` listed them in another order from one run to the next."""
+    script = (
+        "import sys, json; sys.path[:0] = sys.argv[1:]\n"
+        "from test_attribution_random import _change, file_diff, line_attribution\n"
+        "paths = [f'src/m{n}.py' for n in range(40)]\n"
+        "changes = [_change(n + 1, p, 'create', file_diff(p, None, 'x\\n').text,"
+        " anchored=True) for n, p in enumerate(paths)]\n"
+        "changes.append(_change(99, 'lib', 'rename', '', anchored=True, old_path='src'))\n"
+        "print(json.dumps(list(line_attribution(changes).followed)))\n"
+    )
+    here = Path(__file__).resolve().parent
+    orders = {
+        subprocess.run(
+            [sys.executable, "-c", script, str(here), str(here.parent)],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(orders) == 1, orders
+    assert json.loads(orders.pop()) == sorted(f"lib/m{n}.py" for n in range(40))
 
 
 if __name__ == "__main__":
