@@ -353,11 +353,12 @@ class Attribution:
 
     @property
     def followed(self) -> dict[str, dict[int, LineOrigin]]:
-        """Each file's lines followed, by line number."""
+        """Each file's lines followed, by line number: as they are now (a copy, which the
+        changes followed after do not change)."""
         for path, lines in self._followed.items():
             if isinstance(lines, _Slots):
                 self._followed[path] = lines.numbered()
-        return self._followed  # type: ignore[return-value]  # every value is a dict now
+        return dict(self._followed)  # type: ignore[arg-type]  # every value is a dict now
 
     @property
     def files(self) -> dict[str, dict[int, LineOrigin]]:

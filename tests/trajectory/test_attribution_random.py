@@ -219,6 +219,17 @@ def test_a_rename_onto_its_own_path_keeps_the_files_lines() -> None:
     assert [origin.step for origin in attribution.files["src/a.py"].values()] == [1, 1]
 
 
+def test_what_followed_gives_stays_as_it_was_given() -> None:
+    """A later change put its in-place list where the dict given out was."""
+    created = file_diff("f.py", None, "a\nb\nc\n").text
+    attribution = line_attribution([_change(1, "f.py", "create", created, anchored=True)])
+    held = attribution.followed
+    added = file_diff("f.py", "a\nb\nc\n", "a\nb\nc\nd\n").text
+    attribution.follow(_change(2, "f.py", "modify", added, anchored=True), 2)
+    assert [origin.step for origin in held["f.py"].values()] == [1, 1, 1]
+    assert [origin.step for origin in attribution.followed["f.py"].values()] == [1, 1, 1, 2]
+
+
 def test_a_folder_moved_keeps_its_files_in_one_order_whatever_the_hash_seed() -> None:
     """The files a folder's move takes along were met in a set's order, which the string
     hash's seed decides: `followed` listed them in another order from one run to the next."""
