@@ -941,9 +941,12 @@ _LETTER_ESCAPE = re.compile(r"\\+[0abefnrtv'\"]")
 # A word's apostrophe: a contraction or a possessive after a lower-case letter
 # (`don't-log-this`, `user's-password`), not one in a random run (`KTm7HT'T17mK`).
 _APOSTROPHE = re.compile(r"(?<=[a-z])'(?=(?:s|t|d|m|re|ll|ve)(?![A-Za-z]))")
-# A single-quoted literal closed and opened again inside the value (a shell's `'\\''`, escaped
-# again in JSON; YAML's and SQL's `''`), as `rules` reads it: one quote of the value's.
-_REOPENED_QUOTE = re.compile(r"(?<=[^'\s])'(?:\\{1,8}')?'(?=[^'\s])")
+# A single-quoted literal closed and opened again between two of a value's characters: a
+# shell's `'it'\\''s…'` (its backslash doubled in JSON, and again at each depth), YAML's and
+# SQL's doubled quote `'it''s…'`; not at a value's ends (Python's and TOML's `'''…'''`). One
+# quote of the value's (`rules` reads the value on past it).
+REOPENED_QUOTE = r"(?<=[^'\s])'(?:\\{1,8}')?'(?=[^'\s])"
+_REOPENED_QUOTE = re.compile(REOPENED_QUOTE)
 # Quotes around the whole value, escaped alike at both ends (`"$PASS"`, `\"$TOKEN\"`).
 _WRAPPED = re.compile(r"(?P<quote>\\*[\"'`])(?P<inner>.+)(?P=quote)", re.DOTALL)
 

@@ -318,12 +318,10 @@ _YAML_TAG = r"(?:!!(?:str|binary)[ \t]{1,4})?"
 # quotes keeping `\` as it is; `"it's-Secr3t…"`, `'hun"ter2…'`; `"Zk8\\Wq…"`, `"Xk\"9m…"`),
 # not the quote that closes it; bare, no quote or backslash.
 _DOUBLE_QUOTED_SIX = r"(?:[^\s\"\\]|\\\S){6}"
-# A single-quoted literal closed and opened again between two of a value's characters: a
-# shell's `'it'\\''s…'` (its backslash doubled in JSON, and again at each depth), YAML's and
-# SQL's doubled quote `'it''s…'`. Not at a value's ends (Python's and TOML's `'''…'''`), nor
-# right after its opening quote, which was then a closing one (`echo 'password='\\''…'`).
+# A single-quoted literal closed and opened again inside a value (`heuristics.REOPENED_QUOTE`),
+# never right after its opening quote, which was then a closing one (`echo 'password='\\''…'`).
 # A backslash before it is the value's own (single quotes keep it as it is).
-_REOPENED = r"(?<=[^'\s])'(?:\\{1,8}')?'(?=[^'\s])"
+_REOPENED = heuristics.REOPENED_QUOTE
 _KEPT_BACKSLASH = r"\\(?='(?:\\{1,8}')?'[^'\s])"
 _NOT_REOPENED_FIRST = r"(?!\\{1,8}''[^'\s])"
 _SINGLE_QUOTED_SIX = _NOT_REOPENED_FIRST + rf"(?:[^\s'\\]|{_KEPT_BACKSLASH}|\\\S|{_REOPENED}){{6}}"
@@ -371,7 +369,8 @@ def _single_quoted(least: int, most: int) -> str:
     backslash and ends there). A quote after a backslash is taken for an escaped one only
     inside a word: before a blank, `;`, `&`, `|`, `)` or `,` it is a shell's closing quote
     (`'Zk8m…\\' && echo 'done'`, `f(token='…\\', other='…')`), and a value with a blank in it
-    ends at the first quote."""
+    ends at the first quote. Quotes closed and opened again inside it are its own (`_REOPENED`:
+    a shell's `'it'\\''s…'`, YAML's `'it''s…'`)."""
     return (
         rf"(?<='){_NOT_REOPENED_FIRST}(?:{_SINGLE_QUOTED_CHARACTER}{{{least},{most}}}+(?=')"
         rf"|[^'\r\n]{{{least},{most}}}+(?='))"
