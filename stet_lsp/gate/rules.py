@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.100"
+RULESET_VERSION = "2026.101"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -337,18 +337,22 @@ _OPENING_QUOTE = (
 )
 # The first characters of a value, quoted or not, in braces, after `new` or with a literal's
 # prefix or a YAML tag (a cheap test before the full pattern).
-VALUE_START: str = _YAML_TAG + r"(?:new[ \t]{1,2}|[({][ \t]{0,2})?(?:u8|[LuUbr])?" + _FIRST_SIX
+# A shell's ANSI-C quoting opens a single-quoted value with `$` (`export DB_PASSWORD=$'Xk9…'`).
+_ANSI_C = r"\$(?=')"
+VALUE_START: str = (
+    _YAML_TAG + rf"(?:new[ \t]{{1,2}}|[({{][ \t]{{0,2}})?(?:u8|[LuUbr]|{_ANSI_C})?" + _FIRST_SIX
+)
 
 
 # Before a quoted value: a call or constructor wrapping the literal (`std::string("…")`,
 # `new String("…")`, `QString("…")`, `String::from("…")`, a brace list `{"…"}`), whose
 # literal is the value, not the code before it, when it holds no blank (a call's literal of
 # words is a prompt, a message, a label: `input("Enter password: ")`); and a string
-# literal's prefix (C++'s `L`, `u8`, `u`, `U`, Python's `b`, `r`, `u`).
+# literal's prefix (C++'s `L`, `u8`, `u`, `U`, Python's `b`, `r`, `u`, a shell's `$'…'`).
 _VALUE_WRAPPER = (
     r"(?:(?:new[ \t]{1,2})?[A-Za-z_][A-Za-z0-9_:.]{0,60}(?:<[A-Za-z0-9_:, ]{1,40}>)?[ \t]?)?"
     r"[({][ \t]{0,2}(?:u8|[LuUbr])?(?=[\"'`][^\s\"'`]{1,400}[\"'`])"
-    r"|(?:u8|[LuUbr])(?=[\"'`])"
+    rf"|(?:u8|[LuUbr])(?=[\"'`])|{_ANSI_C}"
 )
 
 

@@ -1241,3 +1241,31 @@ def test_a_triple_quoted_value_keeps_its_quotes(path: str) -> None:
     """Its quotes are no quotes closed and opened again: the marker stands between them."""
     redacted = _redacted("password = '''Xk9mQ2vLp8rT4'''\n", path)
     assert redacted.startswith("password = '''[REDACTED:") and redacted.endswith("]'''\n")
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        ("export DB_PASSWORD=$'Xk9mQ2vLp8rT4'", "Xk9mQ2vLp8rT4"),
+        ("PASSWORD=$'hunter2\\nabc' ./start.sh", "hunter2\\nabc"),
+        ("password=$'it\\'s-Secr3t-Kx9'", "it\\'s-Secr3t-Kx9"),
+    ],
+)
+@pytest.mark.parametrize("form", ["text", "tool_use"])
+def test_a_shells_ansi_c_quoted_value_goes_whole(line: str, value: str, form: str) -> None:
+    """`$'…'` was read as a bare value that ends at its quote: `$`, no secret."""
+    marker = "[REDACTED:secret-assignment#1]"
+    if form == "text":
+        text, path, expected = line + "\n", "notes.txt", line.replace(value, marker) + "\n"
+    else:
+        call = {"type": "tool_use", "input": {"command": line}}
+        text, path = json.dumps(call) + "\n", "events.jsonl"
+        expected = text.replace(json.dumps(value)[1:-1], marker)
+    assert _redacted(text, path) == expected
+
+
+@pytest.mark.parametrize(
+    "line", ["export GREETING=$'Hello\\nWorld'", "export TOKEN=$'\\e[31m'", "IFS=$'\\n\\t'"]
+)
+def test_ansi_c_quoted_text_that_is_no_secret_stays(line: str) -> None:
+    assert _redacted(line + "\n", "notes.txt") == line + "\n"
