@@ -1006,6 +1006,21 @@ _QUOTED_FROM_THE_START = [
 ]
 
 
+_MARKER = "[REDACTED:secret-assignment#1]"
+
+
+def _written(line: str, form: str) -> tuple[str, str]:
+    """The line as a file holds it (`text`), or a transcript's tool call (`tool_use`: its
+    backslashes and double quotes escaped once), or a tool's result holding it in a JSON
+    document (`tool_result_of_json`: escaped twice); and the file's name."""
+    if form == "text":
+        return line + "\n", "notes.txt"
+    if form == "tool_use":
+        return json.dumps({"type": "tool_use", "input": {"command": line}}) + "\n", "events.jsonl"
+    result = {"type": "tool_result", "content": json.dumps({"command": line})}
+    return json.dumps(result) + "\n", "events.jsonl"
+
+
 @pytest.mark.parametrize(("line", "value"), _QUOTED_FROM_THE_START)
 @pytest.mark.parametrize("form", ["text", "tool_use"])
 def test_a_quoted_value_opening_on_a_backslash_or_the_other_quote_goes_whole(
@@ -1014,14 +1029,7 @@ def test_a_quoted_value_opening_on_a_backslash_or_the_other_quote_goes_whole(
     """Such a value stayed in clear: the first six characters after its quote were asked to
     hold no quote and no backslash. In a transcript's tool call the backslash and the double
     quote are escaped again (`'Qm7\\\\zP4…'`, `\\"it's-…\\"`)."""
-    marker = "[REDACTED:secret-assignment#1]"
-    if form == "text":
-        text, path, expected = line + "\n", "notes.txt", line.replace(value, marker) + "\n"
-    else:
-        call = {"type": "tool_use", "input": {"command": line}}
-        text, path = json.dumps(call) + "\n", "events.jsonl"
-        expected = text.replace(json.dumps(value)[1:-1], marker)
-    assert _redacted(text, path) == expected
+    assert _redacted(*_written(line, form)) == _written(line.replace(value, _MARKER), form)[0]
 
 
 # A single-quoted value closed and opened again around its own quote: a shell's `'\''`, YAML's
@@ -1049,18 +1057,7 @@ def test_a_value_its_quotes_close_and_open_again_goes_whole(
     """Such a value stayed in clear, or its tail did: it was read to the first quote, and
     `it` is no secret. In a transcript its backslashes are escaped once, or twice in a JSON
     document a tool returned."""
-    marker = "[REDACTED:secret-assignment#1]"
-    if form == "text":
-        text, path, expected = line + "\n", "notes.txt", line.replace(value, marker) + "\n"
-    elif form == "tool_use":
-        call = {"type": "tool_use", "input": {"command": line}}
-        text, path = json.dumps(call) + "\n", "events.jsonl"
-        expected = text.replace(json.dumps(value)[1:-1], marker)
-    else:
-        result = {"type": "tool_result", "content": json.dumps({"command": line})}
-        text, path = json.dumps(result) + "\n", "events.jsonl"
-        expected = text.replace(json.dumps(json.dumps(value)[1:-1])[1:-1], marker)
-    assert _redacted(text, path) == expected
+    assert _redacted(*_written(line, form)) == _written(line.replace(value, _MARKER), form)[0]
 
 
 @pytest.mark.parametrize(
@@ -1254,14 +1251,7 @@ def test_a_triple_quoted_value_keeps_its_quotes(path: str) -> None:
 @pytest.mark.parametrize("form", ["text", "tool_use"])
 def test_a_shells_ansi_c_quoted_value_goes_whole(line: str, value: str, form: str) -> None:
     """`$'…'` was read as a bare value that ends at its quote: `$`, no secret."""
-    marker = "[REDACTED:secret-assignment#1]"
-    if form == "text":
-        text, path, expected = line + "\n", "notes.txt", line.replace(value, marker) + "\n"
-    else:
-        call = {"type": "tool_use", "input": {"command": line}}
-        text, path = json.dumps(call) + "\n", "events.jsonl"
-        expected = text.replace(json.dumps(value)[1:-1], marker)
-    assert _redacted(text, path) == expected
+    assert _redacted(*_written(line, form)) == _written(line.replace(value, _MARKER), form)[0]
 
 
 @pytest.mark.parametrize(
