@@ -16,6 +16,7 @@ from stet_lsp.core.safefs import open_regular
 from stet_lsp.trajectory.importers.base import Problem
 
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+_BLANK = frozenset(b" \t\n\r\x0b\x0c")  # what bytes.strip() strips
 
 
 def open_source(path: Path) -> BinaryIO:
@@ -95,7 +96,8 @@ def jsonl_records(path: Path, source: str, problems: list[Problem]) -> Iterator[
     decode = msgspec.json.Decoder().decode
     with open_bytes(path) as stream:
         for number, line in enumerate(stream, 1):
-            if not line.strip():
+            # A line's first byte tells most apart from a blank one without copying it.
+            if line[0] in _BLANK and not line.strip():
                 continue
             try:
                 value = decode(line)
