@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import chain
 
 from stet_lsp.core.lines import lines_of
 
@@ -161,11 +162,10 @@ def _changes(old: list[str], new: list[str]) -> list[_Change]:
     import pygit2  # only a diff of two texts needs it
     from pygit2.enums import DiffOption
 
-    numbers: dict[str, int] = {}
-    old_text, new_text = (
-        "".join([f"{numbers.setdefault(line, len(numbers))}\n" for line in lines]).encode()
-        for lines in (old, new)
-    )
+    # Numbered in the order they first stand, on the old side then the new.
+    distinct = dict.fromkeys(chain(old, new))
+    numbers = dict(zip(distinct, map("{}\n".format, range(len(distinct))), strict=True))
+    old_text, new_text = ("".join(map(numbers.__getitem__, lines)).encode() for lines in (old, new))
     patch = pygit2.Patch.create_from(
         old_text, new_text, flag=DiffOption.FORCE_TEXT, context_lines=0
     )
