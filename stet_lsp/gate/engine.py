@@ -112,6 +112,7 @@ _JTREG_TEST_PATH = re.compile(
     r"\.(?:java|jasm|jcod|sh|html)(?:#[A-Za-z0-9_.\-]{1,200})?"
 )
 _INDENT = re.compile(r"[ \t]{0,16}")
+_EXPANSION_NAME = re.compile(syntax.EXPANSION_NAME)
 # What ends a line after a value: a newline, raw, or in JSON text escaped or the string's end.
 _LINE_END = re.compile(r"[ \t]{0,16}\r?(?:\n|\Z)")
 _ESCAPED_LINE_END = re.compile(r"[ \t]{0,16}(?:\r?(?:\n|\Z)|(?:\\r)?\\n|\")")
@@ -239,6 +240,19 @@ def rule_set(
         multiline_anchors=frozenset(
             anchor for anchor, entries in by_anchor.items() if any(r.multiline for _, r in entries)
         ),
+    )
+
+
+def _takes_an_expansions_operator(text: str, key_start: int, start: int) -> bool:
+    """Whether a value read at `start` after a name at `key_start` starts with the operator
+    of a shell's parameter expansion, whose `:` was read as assigning one: after `:-` the
+    default is the value (`${DB_PASSWORD:-Xk9…}`, `rules.EXPANSION_DEFAULTS` reads it), after
+    `:?` stands an error's message (`${DB_PASSWORD:?is required}`), after `:+` the text used
+    when the variable is set (`${GITHUB_TOKEN:+--token=$GITHUB_TOKEN}`)."""
+    return (
+        text.startswith("${", key_start - 2)
+        and text.startswith((":-", ":?", ":+"), start - 1)
+        and _EXPANSION_NAME.fullmatch(text, key_start, start - 1) is not None
     )
 
 
@@ -589,6 +603,8 @@ class RuleScanner:
             # `pwd=pwd=pwd=…`: the value is the assignment written again, whose own hit
             # judges what it assigns.
             return False
+        if key is not None and _takes_an_expansions_operator(self.text, match.start("key"), start):
+            return False  # `${DB_PASSWORD:-Xk9…}`: `EXPANSION_DEFAULTS` read the default alone
         # The credential's name the syntax around the value is read from: the key, or a name
         # a rule reads without a key's other checks (`password = options.password;`).
         named = "key" if key is not None else "name" if "name" in match.re.groupindex else None
@@ -622,6 +638,7 @@ class RuleScanner:
         if (
             not value
             or (key is not None and syntax.names_itself(key, value))
+            or syntax.opens_an_expansion(value)
             or heuristics.is_command_substitution(self.text, start, end)
             or heuristics.is_call_on_a_literal(self.text, start, end)
             or syntax.inside_arn(self.text, min(start, match.start()))

@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.101"
+RULESET_VERSION = "2026.102"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -517,6 +517,69 @@ LOOKUP_DEFAULT = Rule(
         + SECRET_KEY_WORDS
         + r")"
     ),
+)
+# The default a shell's parameter expansion supplies (`syntax.EXPANSION_NAME`,
+# `syntax.EXPANSION_OPERATOR`), after a credential's assignment (`PASSWORD=${PASSWORD:-'…'}`,
+# `export DB_PASSWORD="${DB_PASSWORD:-…}"`, `POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:-…}` in a
+# compose file, `{PASSWORD:-'…'}` without its `$`) or as the default of a variable that names
+# one (`${API_TOKEN:=…}`, whatever it is assigned to): the literal alone, quoted or bare up to
+# the `}` that closes the expansion, never the code before it. A bare default holds no
+# expansion or command of its own (`${PASSWORD:-$OTHER}`, `${A:-${B}}`).
+_EXPANSION_DEFAULT = (
+    syntax.EXPANSION_OPERATOR + r"(?:" + _OPENING_QUOTE + r")?(?P<secret>"
+    r"(?<=\")(?:[^\"\\\r\n]|\\[^\r\n]){6,400}+(?=\"\})"
+    r"|(?<=')[^'\r\n]{6,400}+(?='\})"
+    r"|(?<=[-=])(?!\$)(?:(?!\$[{(])[^\s}\"'`\\]){6,400}+(?=\})"
+    r")"
+)
+_EXPANSION_AFTER_KEY = r"(?:\\{0,8}[\"'])?\$?\{"
+
+
+def _expansion_rules(
+    key: str, name: str, anchors: tuple[str, ...], check: Check
+) -> tuple[Rule, Rule]:
+    """The rules that read a parameter expansion's default (`_EXPANSION_DEFAULT`) after the
+    assignment of a name `key` matches, and after the expansion's `${` and a variable's name
+    `name` matches, as `check` judges it."""
+    outer = Rule(
+        name="secret-assignment",
+        pattern=lazy(
+            r"(?<![A-Za-z0-9_.\-])(?P<key>"
+            + key
+            + ")"
+            + KEY_ASSIGN
+            + _EXPANSION_AFTER_KEY
+            + syntax.EXPANSION_NAME
+            + _EXPANSION_DEFAULT
+        ),
+        anchors=anchors,
+        lead=48,
+        reach=560,
+        check=check,
+        after=lazy(r"[A-Za-z0-9_.\-]{0,128}" + KEY_ASSIGN + _EXPANSION_AFTER_KEY + "[A-Za-z_]"),
+        start="identifier",
+    )
+    inner = Rule(
+        name="secret-assignment",
+        pattern=lazy(r"(?<=\$\{)(?P<key>" + name + ")" + _EXPANSION_DEFAULT),
+        anchors=anchors,
+        lead=48,
+        reach=480,
+        check=check,
+        after=lazy(r"[A-Za-z0-9_]{0,72}+" + syntax.EXPANSION_OPERATOR),
+        start="identifier",
+    )
+    return outer, inner
+
+
+# Judged as a literal after a credential's name is (`secret-assignment`'s check); the default
+# of an upper-case name an environment line's rules know is judged as such a line's value too
+# (`ENV_EXPANSION_DEFAULTS`).
+EXPANSION_DEFAULTS = _expansion_rules(
+    r"[A-Za-z0-9_.\-]{0,40}?(?i:" + SECRET_KEY_WORDS + r")[A-Za-z0-9_.\-]{0,30}",
+    r"[A-Za-z0-9_]{0,40}?(?i:" + SECRET_KEY_WORDS + r")[A-Za-z0-9_]{0,30}+",
+    GENERIC_ASSIGNMENT.anchors,
+    _generic_check,
 )
 # C++'s direct and list initialisation of a declared name (`std::string secret("…")`,
 # `std::string api_key{"…"}`, `QString password ("…")`, `char token[] {"…"}`): a type, `*` or
@@ -1182,7 +1245,9 @@ def build_rules() -> tuple[Rule, ...]:
         FLAG_ASSIGNMENT,
         FALLBACK_ASSIGNMENT,
         LOOKUP_DEFAULT,
+        *EXPANSION_DEFAULTS,
         *ENV_ASSIGNMENTS,
+        *ENV_EXPANSION_DEFAULTS,
         ENV_ECHOED,
         Rule(
             name="high-entropy-string",
@@ -1216,6 +1281,10 @@ def _signed_password(value: str, strict: bool) -> bool:
 
 
 _PASSWORD_NAMES = r"PASSWORD|PASSWD|PWD|SECRET|SECRET_?KEY"
+_KEY_NAMES = (
+    r"TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH_?KEY|CLIENT_?KEY|CREDENTIALS?"
+    r"|SIGNING_?KEY|ENCRYPTION_?KEY"
+)
 
 
 # An environment file's line (`DB_PASSWORD=hunter2Summer`, `export API_TOKEN=…`, `ENV …`,
@@ -1235,11 +1304,7 @@ _ENV_NAME_START = (
     r"(?P<key>(?:[A-Z][A-Z0-9_]{0,40}?)?(?:"
 )
 _ENV_VALUE_END = r"(?=[\s;#'`]|\\+[nr]|\\*\"|\Z)"
-_ENV_ANCHORS = (
-    "password",
-    "passwd",
-    "pwd",
-    "secret",
+_ENV_KEY_ANCHORS = (
     "token",
     "api_key",
     "apikey",
@@ -1251,6 +1316,7 @@ _ENV_ANCHORS = (
     "signing_key",
     "encryption_key",
 )
+_ENV_ANCHORS = ("password", "passwd", "pwd", "secret", *_ENV_KEY_ANCHORS)
 ENV_ASSIGNMENTS = tuple(
     Rule(
         name="env-assignment",
@@ -1277,8 +1343,7 @@ ENV_ASSIGNMENTS = tuple(
             r"[A-Za-z0-9_]{0,72}=\w",
         ),
         (
-            r"TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH_?KEY|CLIENT_?KEY|CREDENTIALS?"
-            r"|SIGNING_?KEY|ENCRYPTION_?KEY",
+            _KEY_NAMES,
             r"[A-Za-z0-9]{8,255}+",
             _env_literal,
             r"[A-Za-z0-9_]{0,72}=[A-Za-z0-9]{8}",
@@ -1295,6 +1360,31 @@ ENV_ASSIGNMENTS = tuple(
 )
 
 
+def _env_password_default(value: str, strict: bool) -> bool:
+    return len(value) >= 8 and (_env_literal(value, strict) or _signed_password(value, strict))
+
+
+def _env_key_default(value: str, strict: bool) -> bool:
+    return len(value) >= 8 and value.isalnum() and _env_literal(value, strict)
+
+
+# A parameter expansion's default (`EXPANSION_DEFAULTS`) for an upper-case name that ends in a
+# credential's word is judged as an environment line's value too (`ENV_ASSIGNMENTS`:
+# `DB_PASSWORD="${DB_PASSWORD:-hunter2Summer}"`, `API_TOKEN=${API_TOKEN:=xhGBKHIWcuQ}`): the
+# shell and compose read it as text, as they read `DB_PASSWORD=hunter2Summer`. A password's
+# name may end in `PASS` here (`TOR_PASS="${TOR_PASS:-…}"`): it names a test's result on a line
+# of its own, no variable of a script. A word, a placeholder, a path or a reference stays
+# (`${DB_PASSWORD:-postgres}`, `:-changeme}`, `${PASSWORD_FILE:-/run/secrets/db}`).
+_ENV_PASSWORD_NAME = r"(?:[A-Z][A-Z0-9_]{0,40}?)?(?:" + _PASSWORD_NAMES + r"|PASS)(?:_?[0-9]{1,3})?"
+_ENV_KEY_NAME = r"(?:[A-Z][A-Z0-9_]{0,40}?)?(?:" + _KEY_NAMES + r")(?:_?[0-9]{1,3})?"
+ENV_EXPANSION_DEFAULTS = (
+    *_expansion_rules(
+        _ENV_PASSWORD_NAME, _ENV_PASSWORD_NAME, ("pass", "pwd", "secret"), _env_password_default
+    ),
+    *_expansion_rules(_ENV_KEY_NAME, _ENV_KEY_NAME, _ENV_KEY_ANCHORS, _env_key_default),
+)
+
+
 def _echoed_value(value: str, strict: bool) -> bool:
     return generated.has_generated_run(value) or heuristics.is_encoded_secret(value)
 
@@ -1307,8 +1397,9 @@ ENV_ECHOED = Rule(
     pattern=lazy(
         _ENV_NAME_START
         + _PASSWORD_NAMES
-        + r"|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH_?KEY|CLIENT_?KEY|CREDENTIALS?"
-        r"|SIGNING_?KEY|ENCRYPTION_?KEY)(?:_?[0-9]{1,3})?)=(?:\\{0,7}\")?`"
+        + "|"
+        + _KEY_NAMES
+        + r")(?:_?[0-9]{1,3})?)=(?:\\{0,7}\")?`"
         r"(?:echo|printf)(?:[ \t]{1,4}-[neE]{1,3})?[ \t]{1,4}(?P<secret>[A-Za-z0-9+/=_\-]{12,255}+)"
         r"(?:[ \t]{1,4}\|[^`\r\n]{1,80})?`"
     ),

@@ -644,6 +644,27 @@ FALLBACK_ESCAPED: str = (
     r"(?:[^\r\n\\;]|\\{1,64}+[\"']){0,240}?(?:\|\||\?\?|\?:|[ \t]or|[ \t][?:]|[ \t]else)"
     r"[ \t]{0,4}\\"
 )
+# A shell's parameter expansion that supplies a default (`${DB_PASSWORD:-…}`, `${API_TOKEN:=…}`,
+# `${SECRET-…}`, `${SECRET=…}`), in a script, an environment file or a compose file's
+# interpolation: the variable's name, then the operator before the default. The default is
+# the variable's value when it is unset (or empty, with `:`): a literal, never the code before
+# it. After a credential's assignment its `$` is sometimes left out (`PASSWORD={PASSWORD:-'…'}`).
+EXPANSION_NAME: str = r"[A-Za-z_][A-Za-z0-9_]{0,80}+"
+EXPANSION_OPERATOR: str = r":?[-=]"
+# An expansion's opening up to its operator (`:?` and `:+` too); without its `$` with a colon
+# only: `{Hunter2-Summer}` is an ODBC password in braces.
+_EXPANSION_OPENING = re.compile(
+    r"\$\{" + EXPANSION_NAME + r":?[-=?+]|\{" + EXPANSION_NAME + r":[-=?+]"
+)
+
+
+def opens_an_expansion(value: str) -> bool:
+    """Whether `value` starts with a shell's parameter expansion's opening and operator
+    (`${PASSWORD:-`, `{PASSWORD:-`, `${TOKEN:?`): a rule that reads a value up to a quote or a
+    blank took the code before a quoted default (`PASSWORD=${PASSWORD:-'…'}`), not a value."""
+    return _EXPANSION_OPENING.match(value) is not None
+
+
 # A lookup of a configured value by a key that names a credential: a call (`getenv(`,
 # `.get(`, `.fetch(`, Java's `getOrDefault(`, `getProperty(`) or a subscript (`env[`,
 # `environ[`) with the key quoted, or a member of the environment (`process.env.KEY`,

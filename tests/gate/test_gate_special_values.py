@@ -523,7 +523,7 @@ def test_an_env_files_credential_that_reads_as_a_name(line: str) -> None:
         "MAPBOX_ACCESS_TOKEN=pk.eyJ1IjoibWFwYm94IiwiYSI6ImNpejY4M.rJcFIG214AriISLbB6B5aw",
         "DB_PASSWORD=settings.DB_PASSWORD",
         "call(DB_PASSWORD=hunter2Summer)",
-        "${DB_PASSWORD=hunter2Summer}",
+        "{DB_PASSWORD=hunter2Summer}",
         "DB_PASSWORD=changeme",
         "DB_PASSWORD = hunter2Summer",
         "total = base+DB_PASSWORD=hunter2Summer",
@@ -1259,3 +1259,70 @@ def test_a_shells_ansi_c_quoted_value_goes_whole(line: str, value: str, form: st
 )
 def test_ansi_c_quoted_text_that_is_no_secret_stays(line: str) -> None:
     assert _redacted(line + "\n", "notes.txt") == line + "\n"
+
+
+# A shell's parameter expansion supplying a credential's default, and the default the marker
+# must cover: the literal alone, not the `${NAME:-` before it nor the `}` after it.
+_EXPANSION_DEFAULTS = [
+    ("PASSWORD=${PASSWORD:-'Xk9mQ2vLp8rT4wZ'}", "Xk9mQ2vLp8rT4wZ"),
+    ("export PASSWORD=${PASSWORD:-'Xk9mQ2vLp8rT4wZ'}", "Xk9mQ2vLp8rT4wZ"),
+    ("PASSWORD={PASSWORD:-'Xk9mQ2vLp8rT4wZ'}", "Xk9mQ2vLp8rT4wZ"),
+    ('PASSWORD=${PASSWORD:-"Xk9mQ2vLp8rT4wZ"}', "Xk9mQ2vLp8rT4wZ"),
+    ('DB_PASSWORD="${DB_PASSWORD:-Xk9mQ2vLp8rT4wZ}"', "Xk9mQ2vLp8rT4wZ"),
+    ("DB_PASSWORD=${DB_PASSWORD:-Xk9mQ2vLp8rT4wZ}", "Xk9mQ2vLp8rT4wZ"),
+    ("API_TOKEN=${API_TOKEN:=Xk9mQ2vLp8rT4wZ}", "Xk9mQ2vLp8rT4wZ"),
+    ("SECRET=${SECRET-Xk9mQ2vLp8rT4wZ}", "Xk9mQ2vLp8rT4wZ"),
+    ("${DB_PASSWORD=hunter2Summer}", "hunter2Summer"),
+    ("    POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:-Xk9mQ2vLp8rT4wZ}", "Xk9mQ2vLp8rT4wZ"),
+    ("      - POSTGRES_PASSWORD=${POSTGRES_PASSWORD:-Xk9mQ2vLp8rT4wZ}", "Xk9mQ2vLp8rT4wZ"),
+    # Whatever it is assigned to, the default of a variable that names a credential.
+    ('export PGPASSWORD="${DB_PASS:-Ptf8454Jd55}"', "Ptf8454Jd55"),
+    ("psql --password=${APP_DB_PASSWORD:-Summer-2024-Kx9}", "Summer-2024-Kx9"),
+    # Judged as an environment line's value: a password of words and digits, signs.
+    ('DB_PASSWORD="${DB_PASSWORD:-hunter2Summer}"', "hunter2Summer"),
+    ('POSTFIX_PASS="${POSTFIX_PASS:-MyPa$$w0rd}"', "MyPa$$w0rd"),
+    ('DB_PASSWORD="${DB_PASSWORD:-4]gi12(LhEWXBj}"', "4]gi12(LhEWXBj"),
+]
+
+
+@pytest.mark.parametrize(("line", "value"), _EXPANSION_DEFAULTS)
+@pytest.mark.parametrize("form", ["text", "tool_use", "tool_result_of_json"])
+def test_a_shell_expansions_default_goes_alone(line: str, value: str, form: str) -> None:
+    """A quoted default stayed in clear: `connection-string-password` and the generic rule
+    took `${PASSWORD:-` before it for the value. A bare one was read from the `-` of `:-`
+    (the name's `:` taken for an assignment), and `${SECRET-…}` not at all."""
+    assert _redacted(*_written(line, form)) == _written(line.replace(value, _MARKER), form)[0]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "PASSWORD=${PASSWORD:-changeme}",
+        "PASSWORD=${PASSWORD:-}",
+        "PASSWORD=${PASSWORD:-$OTHER}",
+        "PASSWORD=${PASSWORD:-'$OTHER_PASSWORD'}",
+        "HOME=${HOME:-/root}",
+        'name="${1:-default}"',
+        "PASSWORD_FILE=${PASSWORD_FILE:-/run/secrets/db_password}",
+        "export PGPASSWORD=${PGPASSWORD:-}",
+        "    POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:-postgres}",
+        'ADMIN_PASS="${KEYCLOAK_ADMIN_PASSWORD:-admin}"',
+        "API_KEY_HEADER=${API_KEY_HEADER:-X-Api-Key}",
+        'SECRET_KEY="${BACKUP_SECRET_KEY:-${MINIO_SECRET_KEY:-${MINIO_ROOT_PASSWORD:-}}}"',
+        "GRAFANA_PASSWORD=${GRAFANA_PASSWORD:-$(openssl rand -base64 16)}",
+        "gcp_secret_key=${GCP_SECRET_KEY:-$HOME/secrets/service-account-key.json}",
+        'export SESSION_SECRET="${SESSION_SECRET:-pulse-dev-secret-key}"',
+        'ADMIN_TOKEN="${ADMIN_TOKEN:-your_admin_token_here}"',
+        ': "${DB_PASSWORD:?DB_PASSWORD is required}"',
+        "args=${GITHUB_TOKEN:+--token=$GITHUB_TOKEN}",
+        "MAX_TOKENS=${MAX_TOKENS:-8192}",
+    ],
+)
+def test_references_placeholders_and_paths_an_expansion_defaults_to_stay(line: str) -> None:
+    """Judged as any value after a credential's name is: the code before a default is never
+    one (`${PASSWORD:-` was taken for a password before `'$OTHER_PASSWORD'`), nor a path after
+    the `-` of `:-` (`-$HOME/…` was), an error's message after `:?` or the text after `:+`
+    (`?DB_PASSWORD`, `+--token=$GITHUB_TOKEN` were)."""
+    for form in ("text", "tool_use", "tool_result_of_json"):
+        text, path = _written(line, form)
+        assert _redacted(text, path) == text
