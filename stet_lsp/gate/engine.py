@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
 from operator import itemgetter
 
 from stet_lsp.gate import heuristics, syntax
@@ -243,17 +245,26 @@ def rule_set(
     )
 
 
-def _takes_an_expansions_operator(text: str, key_start: int, start: int) -> bool:
-    """Whether a value read at `start` after a name at `key_start` starts with the operator
-    of a shell's parameter expansion, whose `:` was read as assigning one: after `:-` the
-    default is the value (`${DB_PASSWORD:-Xk9…}`, `rules.EXPANSION_DEFAULTS` reads it), after
-    `:?` stands an error's message (`${DB_PASSWORD:?is required}`), after `:+` the text used
-    when the variable is set (`${GITHUB_TOKEN:+--token=$GITHUB_TOKEN}`)."""
-    return (
-        text.startswith("${", key_start - 2)
-        and text.startswith((":-", ":?", ":+"), start - 1)
-        and _EXPANSION_NAME.fullmatch(text, key_start, start - 1) is not None
-    )
+def _expansion_operand(
+    text: str, key_start: int, key_end: int, start: int
+) -> tuple[int, str] | None:
+    """Where the text after a shell's parameter expansion's operator starts, and the operator,
+    when a value read at `start` after a name at `key_start:key_end` starts in one: read from
+    the operator, the name's `:` taken for an assignment (`${DB_PASSWORD:-Xk9…}`, `:?`, `:+`),
+    read after `:=` or `=` (`${SECRET_KEY:=…}`), or the expansion's code read for the value
+    (`PASSWORD=${PASSWORD:-'…'}`, `syntax.expansion_operand`)."""
+    if text.startswith("${", key_start - 2):
+        if (
+            text.startswith((":-", ":?", ":+"), start - 1)
+            and _EXPANSION_NAME.fullmatch(text, key_start, start - 1) is not None
+        ):
+            return start + 1, text[start]
+        if (
+            text[key_end:start] in (":=", "=")
+            and _EXPANSION_NAME.fullmatch(text, key_start, key_end) is not None
+        ):
+            return start, "="
+    return syntax.expansion_operand(text, start)
 
 
 def _word_start(text: str, position: int) -> int:
@@ -313,6 +324,9 @@ class RuleScanner:
         """Per rule: where the value that reaches `_covered_until` starts."""
         self._token_until: dict[int, int] = {}
         """Per rule that extends its tokens: the end of the last token it read."""
+        self._defaults: list[Span] = []
+        """Defaults of shell expansions read with the expansion's code or operator, without
+        them: each stands where no rule that reads a default alone took it (`run`)."""
         self._runs: dict[int, tuple[int, int, bool]] = {}
         """Per rule: the run of token characters last read (start, end, whether whole)."""
         self._key_end: tuple[int, int | None] = (-1, None)
@@ -392,7 +406,29 @@ class RuleScanner:
         for priority, rule in self.rules.everywhere:
             for match in rule.pattern.finditer(self.text):
                 self._accept(priority, rule, match)
+        if self._defaults:
+            self.spans += self._defaults_read_alone_nowhere()
         return self.spans
+
+    def _defaults_read_alone_nowhere(self) -> list[Span]:
+        """The defaults read with their expansion's code (`_defaults`) that no span of a rule
+        reading a default alone overlaps: those rules found the default's end, the others
+        read on to a blank or a quote. Where they judged it no secret, or missed it (no `}`,
+        a blank before it), the other reading stands."""
+        rules = self.rules.rules
+        alone = sorted(
+            (span.start, span.end)
+            for span in self.spans
+            if span.priority < len(rules) and rules[span.priority].reads_defaults
+        )
+        starts = [start for start, _ in alone]
+        furthest = list(accumulate((end for _, end in alone), max))
+        kept = []
+        for span in self._defaults:
+            before = bisect_left(starts, span.end)
+            if before == 0 or furthest[before - 1] <= span.start:
+                kept.append(span)
+        return kept
 
     def _window_may_match(self, rule: Rule, offset: int, anchor_length: int) -> bool:
         """A window rule's cheap tests of a hit: what must precede and follow its anchor."""
@@ -603,8 +639,18 @@ class RuleScanner:
             # `pwd=pwd=pwd=…`: the value is the assignment written again, whose own hit
             # judges what it assigns.
             return False
-        if key is not None and _takes_an_expansions_operator(self.text, match.start("key"), start):
-            return False  # `${DB_PASSWORD:-Xk9…}`: `EXPANSION_DEFAULTS` read the default alone
+        # A value that starts in a shell's parameter expansion (`${DB_PASSWORD:-Xk9…}`): after
+        # `:?` stands an error's message, after `:+` the text used when the variable is set
+        # (`${GITHUB_TOKEN:+--token=$GITHUB_TOKEN}`); a default (`:-`, `:=`, `-`, `=`) is
+        # judged as read, and goes without the code before it unless a rule that reads a
+        # default alone took it (`_defaults`).
+        operand = (
+            _expansion_operand(self.text, match.start("key"), match.end("key"), start)
+            if key is not None
+            else syntax.expansion_operand(self.text, start)
+        )
+        if operand is not None and operand[1] in "?+":
+            return False
         # The credential's name the syntax around the value is read from: the key, or a name
         # a rule reads without a key's other checks (`password = options.password;`).
         named = "key" if key is not None else "name" if "name" in match.re.groupindex else None
@@ -638,7 +684,6 @@ class RuleScanner:
         if (
             not value
             or (key is not None and syntax.names_itself(key, value))
-            or syntax.opens_an_expansion(value)
             or heuristics.is_command_substitution(self.text, start, end)
             or heuristics.is_call_on_a_literal(self.text, start, end)
             or syntax.inside_arn(self.text, min(start, match.start()))
@@ -668,7 +713,13 @@ class RuleScanner:
             return False
         if self.text.startswith(_ELLIPSES, end) and heuristics.is_placeholder(value + "..."):
             return False  # `API_KEY=sk-ant-...`: the rules' values stop before a final dot
-        self.spans.append(Span(start, end, rule.name, priority, rule.replacement, rule.prefix))
+        if operand is None:
+            self.spans.append(Span(start, end, rule.name, priority, rule.replacement, rule.prefix))
+        elif operand[0] < end and self.text[operand[0]] != "$":
+            # `${PW:-$OTHER}`, `-$(openssl rand …)`, `-$HOME/…`: the default is no literal
+            self._defaults.append(
+                Span(operand[0], end, rule.name, priority, rule.replacement, rule.prefix)
+            )
         if end > self._covered_until.get(priority, -1):
             self._covered_until[priority] = end
             self._covered_from[priority] = start

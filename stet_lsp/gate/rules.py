@@ -66,6 +66,9 @@ class Rule:
     written_passwords: bool = False
     """For assignments: a short password a person wrote after a password's name is a secret
     though the check finds it no random value (`heuristics.is_written_password`)."""
+    reads_defaults: bool = False
+    """For the rules that read a shell expansion's default alone (`EXPANSION_DEFAULTS`): another
+    rule's reading of a default from the expansion's code stands only where none took it."""
     start: str = "window"
     """Where a match may start: "anchor" (prefix rules: exactly at the anchor), "identifier"
     (at the start of the identifier holding the anchor), or "window" (search around it)."""
@@ -525,13 +528,14 @@ LOOKUP_DEFAULT = Rule(
 # one (`${API_TOKEN:=…}`, whatever it is assigned to): the literal alone, quoted or bare up to
 # the `}` that closes the expansion, never the code before it. A bare default holds no
 # expansion or command of its own (`${PASSWORD:-$OTHER}`, `${A:-${B}}`).
-_EXPANSION_DEFAULT = (
-    syntax.EXPANSION_OPERATOR + r"(?:" + _OPENING_QUOTE + r")?(?P<secret>"
+_DEFAULT_AFTER_OPERATOR = (
+    r"(?:" + _OPENING_QUOTE + r")?(?P<secret>"
     r"(?<=\")(?:[^\"\\\r\n]|\\[^\r\n]){6,400}+(?=\"\})"
     r"|(?<=')[^'\r\n]{6,400}+(?='\})"
     r"|(?<=[-=])(?!\$)(?:(?!\$[{(])[^\s}\"'`\\]){6,400}+(?=\})"
     r")"
 )
+_EXPANSION_DEFAULT = syntax.EXPANSION_OPERATOR + _DEFAULT_AFTER_OPERATOR
 _EXPANSION_AFTER_KEY = r"(?:\\{0,8}[\"'])?\$?\{"
 
 
@@ -557,6 +561,7 @@ def _expansion_rules(
         reach=560,
         check=check,
         after=lazy(r"[A-Za-z0-9_.\-]{0,128}" + KEY_ASSIGN + _EXPANSION_AFTER_KEY + "[A-Za-z_]"),
+        reads_defaults=True,
         start="identifier",
     )
     inner = Rule(
@@ -567,6 +572,7 @@ def _expansion_rules(
         reach=480,
         check=check,
         after=lazy(r"[A-Za-z0-9_]{0,72}+" + syntax.EXPANSION_OPERATOR),
+        reads_defaults=True,
         start="identifier",
     )
     return outer, inner
@@ -1360,28 +1366,68 @@ ENV_ASSIGNMENTS = tuple(
 )
 
 
+_ENV_PASSWORD_VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{7,255}")
+_ENV_SIGNED_VALUE = re.compile(r"[^\s;#'`\"\\$][^\s;'`\"\\]{7,255}")
+_ENV_KEY_VALUE = re.compile(r"[A-Za-z0-9]{8,255}")
+
+
 def _env_password_default(value: str, strict: bool) -> bool:
-    return len(value) >= 8 and (_env_literal(value, strict) or _signed_password(value, strict))
+    return (_ENV_PASSWORD_VALUE.fullmatch(value) is not None and _env_literal(value, strict)) or (
+        _ENV_SIGNED_VALUE.fullmatch(value) is not None and _signed_password(value, strict)
+    )
 
 
 def _env_key_default(value: str, strict: bool) -> bool:
-    return len(value) >= 8 and value.isalnum() and _env_literal(value, strict)
+    return _ENV_KEY_VALUE.fullmatch(value) is not None and _env_literal(value, strict)
 
 
-# A parameter expansion's default (`EXPANSION_DEFAULTS`) for an upper-case name that ends in a
-# credential's word is judged as an environment line's value too (`ENV_ASSIGNMENTS`:
-# `DB_PASSWORD="${DB_PASSWORD:-hunter2Summer}"`, `API_TOKEN=${API_TOKEN:=xhGBKHIWcuQ}`): the
-# shell and compose read it as text, as they read `DB_PASSWORD=hunter2Summer`. A password's
-# name may end in `PASS` here (`TOR_PASS="${TOR_PASS:-…}"`): it names a test's result on a line
-# of its own, no variable of a script. A word, a placeholder, a path or a reference stays
-# (`${DB_PASSWORD:-postgres}`, `:-changeme}`, `${PASSWORD_FILE:-/run/secrets/db}`).
-_ENV_PASSWORD_NAME = r"(?:[A-Z][A-Z0-9_]{0,40}?)?(?:" + _PASSWORD_NAMES + r"|PASS)(?:_?[0-9]{1,3})?"
-_ENV_KEY_NAME = r"(?:[A-Z][A-Z0-9_]{0,40}?)?(?:" + _KEY_NAMES + r")(?:_?[0-9]{1,3})?"
+def _env_expansion_defaults(
+    words: str, anchors: tuple[str, ...], check: Check
+) -> tuple[Rule, Rule]:
+    name = r"(?:[A-Z][A-Z0-9_]{0,40}?)?(?:" + words + r")(?:_?[0-9]{1,3})?"
+    assigned = Rule(
+        name="secret-assignment",
+        pattern=lazy(r"(?<=\$\{)(?P<key>" + name + "):?=" + _DEFAULT_AFTER_OPERATOR),
+        anchors=anchors,
+        lead=48,
+        reach=480,
+        check=check,
+        after=lazy(r"[A-Za-z0-9_]{0,72}+:?="),
+        reads_defaults=True,
+        start="identifier",
+    )
+    return assigned, Rule(
+        name="secret-assignment",
+        pattern=lazy(
+            _ENV_NAME_START
+            + words
+            + r")(?:_?[0-9]{1,3})?)="
+            + _EXPANSION_AFTER_KEY
+            + syntax.EXPANSION_NAME
+            + _EXPANSION_DEFAULT
+        ),
+        anchors=anchors,
+        lead=48,
+        reach=560,
+        check=check,
+        after=lazy(r"[A-Za-z0-9_]{0,72}=" + _EXPANSION_AFTER_KEY + "[A-Za-z_]"),
+        reads_defaults=True,
+        start="identifier",
+    )
+
+
+# A parameter expansion's default (`EXPANSION_DEFAULTS`) an environment line assigns
+# (`DB_PASSWORD=${DB_PASSWORD:-hunter2Summer}`, `export DB_PASSWORD="${DB_PASSWORD:-…}"`, `-
+# API_TOKEN=${API_TOKEN:-…}` in a compose file), or one `=` or `:=` assigns to its variable
+# (`${DB_PASSWORD:=hunter2Summer}` sets `DB_PASSWORD` when unset), is judged as the line
+# `NAME=value` would be (`ENV_ASSIGNMENTS`): the shell and compose read it as text. The same
+# names (upper case, no `…PASS`), values and checks; elsewhere (`echo ${API_KEY:-…}`, `KEY:
+# ${KEY:-…}` in YAML) the default is judged as a literal only.
 ENV_EXPANSION_DEFAULTS = (
-    *_expansion_rules(
-        _ENV_PASSWORD_NAME, _ENV_PASSWORD_NAME, ("pass", "pwd", "secret"), _env_password_default
+    *_env_expansion_defaults(
+        _PASSWORD_NAMES, ("password", "passwd", "pwd", "secret"), _env_password_default
     ),
-    *_expansion_rules(_ENV_KEY_NAME, _ENV_KEY_NAME, _ENV_KEY_ANCHORS, _env_key_default),
+    *_env_expansion_defaults(_KEY_NAMES, _ENV_KEY_ANCHORS, _env_key_default),
 )
 
 

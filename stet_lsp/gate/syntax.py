@@ -658,11 +658,12 @@ _EXPANSION_OPENING = re.compile(
 )
 
 
-def opens_an_expansion(value: str) -> bool:
-    """Whether `value` starts with a shell's parameter expansion's opening and operator
-    (`${PASSWORD:-`, `{PASSWORD:-`, `${TOKEN:?`): a rule that reads a value up to a quote or a
-    blank took the code before a quoted default (`PASSWORD=${PASSWORD:-'…'}`), not a value."""
-    return _EXPANSION_OPENING.match(value) is not None
+def expansion_operand(text: str, at: int) -> tuple[int, str] | None:
+    """Where what follows a shell's parameter expansion's opening and operator starts, and the
+    operator, when one starts at `at` (`${PASSWORD:-`, `{PASSWORD:-`, `${TOKEN:?`): a rule that
+    reads a value up to a quote or a blank takes the code before a default for it."""
+    opening = _EXPANSION_OPENING.match(text, at)
+    return None if opening is None else (opening.end(), text[opening.end() - 1])
 
 
 # A lookup of a configured value by a key that names a credential: a call (`getenv(`,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import string
 
 import pytest
@@ -1323,6 +1324,98 @@ def test_references_placeholders_and_paths_an_expansion_defaults_to_stay(line: s
     one (`${PASSWORD:-` was taken for a password before `'$OTHER_PASSWORD'`), nor a path after
     the `-` of `:-` (`-$HOME/…` was), an error's message after `:?` or the text after `:+`
     (`?DB_PASSWORD`, `+--token=$GITHUB_TOKEN` were)."""
+    for form in ("text", "tool_use", "tool_result_of_json"):
+        text, path = _written(line, form)
+        assert _redacted(text, path) == text
+
+
+# Defaults the rules that read one alone miss (no `}`, a blank before it) or judge no secret
+# (dotted, dashed, underscored, a `$` inside, a quote inside): the older reading, from the
+# operator or from the expansion's `${`, still redacts them, from the default's start on.
+_DEFAULTS_READ_ON = [
+    (
+        "DB_PASSWORD=${DB_PASSWORD:-k2Jd9XqP0vLm7RtZ4wYb8NcHs3GfA6Ue",
+        "k2Jd9XqP0vLm7RtZ4wYb8NcHs3GfA6Ue",
+    ),
+    ("API_KEY=${API_KEY:-k2Jd9XqP0vLm7RtZ4wYb8NcHs3GfA6Ue", "k2Jd9XqP0vLm7RtZ4wYb8NcHs3GfA6Ue"),
+    ('export DB_PASSWORD="${DB_PASSWORD:-Xk9mQ2vLp8rT4wZ', "Xk9mQ2vLp8rT4wZ"),
+    ("echo ${API_TOKEN:-Zq8Wm3Rt6Yk2Lp9Hn", "Zq8Wm3Rt6Yk2Lp9Hn"),
+    ("POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:-Xk9mQ2vLp8rT4wZ", "Xk9mQ2vLp8rT4wZ"),
+    (
+        "DB_PASSWORD=${DB_PASSWORD:-k2Jd9XqP0vLm7RtZ4wYb8NcHs3GfA6Ue }",
+        "k2Jd9XqP0vLm7RtZ4wYb8NcHs3GfA6Ue",
+    ),
+    ("PASSWORD=${PASSWORD:-Xk9mQ2vLp8rT4wZ }", "Xk9mQ2vLp8rT4wZ"),
+    ("DB_PASSWORD=${DB_PASSWORD:-Xk9mQ2vLp8rT4wZ )", "Xk9mQ2vLp8rT4wZ"),
+    ("DB_PASSWORD=${DB_PASSWORD:-XqvZIKK.IlxooWQQ.NV4Nj}", "XqvZIKK.IlxooWQQ.NV4Nj"),
+    (
+        "API_KEY=${API_KEY:-k2Jd9XqP.0vLm7RtZ4.wYb8NcHs3GfA6Ue}",
+        "k2Jd9XqP.0vLm7RtZ4.wYb8NcHs3GfA6Ue",
+    ),
+    ("DB_PASSWORD=${DB_PASSWORD:-My.Secret.Pass9}", "My.Secret.Pass9"),
+    ("DB_PASSWORD=${DB_PASSWORD:-pa55.w0rd.X}", "pa55.w0rd.X"),
+    ("ACCESS_TOKEN=${ACCESS_TOKEN:-kX9mQ2vL.p8rT4wZ.aBcd9}", "kX9mQ2vL.p8rT4wZ.aBcd9"),
+    ("API_TOKEN=${API_TOKEN:-hMwZX-cdeu-LcFIY}", "hMwZX-cdeu-LcFIY"),
+    ("API_TOKEN=${API_TOKEN:-Aldvi_WjCTC_SLzXZ}", "Aldvi_WjCTC_SLzXZ"),
+    ("API_TOKEN=${API_TOKEN:-Sunshine5648$Kp}", "Sunshine5648$Kp"),
+    ("echo ${API_KEY:-COeTAJ-zhTj-igML}", "COeTAJ-zhTj-igML"),
+    # Read up to the quote, the backslash: what it read goes, as before.
+    ('PASSWORD=${PASSWORD:-Xk9mQ2vL"p8rT4wZ"}', "Xk9mQ2vL"),
+    ("export PASSWORD=${PASSWORD:-Xk9m\\ Q2vLp8rT}", "Xk9m"),
+    ("export PASSWORD=${PASSWORD:-Xk9m\\}Q2vLp8rT}", "Xk9m"),
+]
+
+
+@pytest.mark.parametrize(("line", "value"), _DEFAULTS_READ_ON)
+@pytest.mark.parametrize("form", ["text", "tool_use", "tool_result_of_json"])
+def test_a_default_the_expansion_rules_miss_still_goes(line: str, value: str, form: str) -> None:
+    """The older rules read these from the `-` of `:-` or from `${`; a block on every value
+    that starts in an expansion left them in clear. Only the code before the default stays."""
+    before, after = _written(line.replace(value, "@VALUE@"), form)[0].split("@VALUE@")
+    out = _redacted(*_written(line, form))
+    assert re.fullmatch(re.escape(before) + r"\[REDACTED:[a-z\-]+#1\]" + re.escape(after), out)
+
+
+# The default of a name an environment line's rules know is judged as the line `NAME=value`
+# would be: where that line stays, so does the expansion; where it goes, so does the default.
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("BYPASS", "proxy8080"),
+        ("TEST_PASS", "allGreen1"),
+        ("FIRST_PASS", "analysis1"),
+        ("X264_PASS", "twoPass2"),
+        ("DB_PASSWORD", "postgres"),
+        ("CREDENTIAL", "DefaultAzureCredential"),
+        ("MY_PWD", "workDir2"),
+        ("SIGNING_KEY", "ReleaseKey"),
+        ("ADMIN_PASSWORD", "test1234"),
+        ("DB_PASSWORD", "hunter2Summer"),
+    ],
+)
+def test_an_env_lines_expansion_default_is_judged_as_the_line(name: str, value: str) -> None:
+    plain = _redacted(f"{name}={value}\n")
+    for line in (f"{name}=${{{name}:-{value}}}", f'export {name}="${{{name}:-{value}}}"'):
+        assert (value in _redacted(line + "\n")) == (value in plain), line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # `…PASS` names no password on an environment line: a pass of a test, a proxy's bypass.
+        "echo ${BYPASS:-proxy8080}",
+        'echo "${TEST_PASS:-allGreen1}"',
+        # Outside an environment line's assignment a default is judged as a literal only.
+        "az login --identity ${AZURE_CREDENTIAL:-ManagedIdentity}",
+        "    AZURE_CREDENTIAL: ${AZURE_CREDENTIAL:-AzureCliCredential}",
+        "cd ${MY_PWD:-workDir2}",
+        "gpg --local-user ${SIGNING_KEY:-ReleaseKey}",
+        # A command `:=` assigns: the shell runs it, the text holds no value.
+        "SECRET_KEY=${SECRET_KEY:=$(openssl rand -hex 32)}",
+        ": ${SECRET_KEY:=$(openssl rand -hex 32)}",
+    ],
+)
+def test_words_and_commands_an_expansion_defaults_to_stay(line: str) -> None:
     for form in ("text", "tool_use", "tool_result_of_json"):
         text, path = _written(line, form)
         assert _redacted(text, path) == text
