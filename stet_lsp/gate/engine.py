@@ -253,7 +253,7 @@ def _expansion_operand(
     the operator, the name's `:` taken for an assignment (`${DB_PASSWORD:-Xk9…}`, `:?`, `:+`),
     read after `:=` or `=` (`${SECRET_KEY:=…}`), or the expansion's code read for the value
     (`PASSWORD=${PASSWORD:-'…'}`, `syntax.expansion_operand`)."""
-    if text.startswith("${", key_start - 2):
+    if key_start >= 2 and text.startswith("${", key_start - 2):
         if (
             text.startswith((":-", ":?", ":+"), start - 1)
             and _EXPANSION_NAME.fullmatch(text, key_start, start - 1) is not None

@@ -1419,3 +1419,10 @@ def test_words_and_commands_an_expansion_defaults_to_stay(line: str) -> None:
     for form in ("text", "tool_use", "tool_result_of_json"):
         text, path = _written(line, form)
         assert _redacted(text, path) == text
+
+
+def test_a_name_at_the_texts_start_is_read_whatever_the_text_ends_with() -> None:
+    # The two characters before a name at the text's start are none: never the text's last two.
+    alone = _redacted("PASSWORD:-Xk9mQ2vLp8rT4wZ")
+    assert _MARKER in alone
+    assert _redacted("PASSWORD:-Xk9mQ2vLp8rT4wZ ${") == alone + " ${"
