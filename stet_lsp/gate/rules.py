@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.102"
+RULESET_VERSION = "2026.103"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -167,6 +167,21 @@ def _password_value(value: str, strict: bool, word_of_few_letters: bool = True) 
         and not heuristics.is_placeholder(stripped, word_of_few_letters=word_of_few_letters)
         and not syntax.is_tag_opening(stripped)
     )
+
+
+# What comes before a user's password in SQL (`sql-password`): `IDENTIFIED BY` right after a
+# user's account (`USER 'app'@'%'`, `USER IF NOT EXISTS app`, `TO app@localhost`), or `SET
+# PASSWORD`. A single or a double quote opens the literal (a backquote names an identifier).
+_SQL_ACCOUNT = r"[^\s;,()]{1,160}"
+_SQL_PASSWORD_BEFORE = (
+    r"(?i:\b(?:user(?:[ \t]{1,4}if[ \t]{1,4}not[ \t]{1,4}exists)?|to)[ \t]{1,4}"
+    + _SQL_ACCOUNT
+    + r"[ \t]{1,4}identified[ \t]{1,4}(?:with[ \t]{1,4}[A-Za-z0-9_'\"]{1,64}[ \t]{1,4})?by"
+    r"|\bset[ \t]{1,4}password(?:[ \t]{1,4}for[ \t]{1,4}"
+    + _SQL_ACCOUNT
+    + r")?[ \t]{0,4}=(?:[ \t]{0,4}password[ \t]{0,2}\()?)[ \t]{0,4}"
+)
+_QUOTED_ONLY = r"(?=[\"'])"
 
 
 def _userinfo_password(value: str, strict: bool) -> bool:
@@ -1146,6 +1161,20 @@ def build_rules() -> tuple[Rule, ...]:
             reach=280,
             check=_password_value,
             start="anchor",
+        ),
+        # SQL's password for a user: `CREATE USER 'app'@'%' IDENTIFIED BY '…'` (MySQL,
+        # MariaDB, Oracle; `ALTER USER`, `GRANT … TO 'app'@'%' IDENTIFIED BY '…'`, `IDENTIFIED
+        # WITH caching_sha2_password BY '…'`) and `SET PASSWORD [FOR …] = '…'` (`=
+        # PASSWORD('…')` of old): a literal there is a password whatever it reads. A hash
+        # stays (`BY PASSWORD '*…'`, Oracle's `BY VALUES '…'`, `AS '…'`), as do `BY RANDOM
+        # PASSWORD`, a bare value and prose's "the key identified by `name`".
+        Rule(
+            name="sql-password",
+            pattern=lazy(_SQL_PASSWORD_BEFORE + _QUOTED_ONLY + quoted_value(6)),
+            anchors=("identified", "set password"),
+            lead=200,
+            reach=480,
+            check=_password_value,
         ),
         # ADO.NET/ODBC `Password=`/`Pwd=` between `;` separators: any value but a template.
         Rule(

@@ -534,6 +534,11 @@ CASES = [
         "https://api.example.com/login?user=app&password=<<{A16}>>",
         "https://example.com/reset?password=<new-password>",
     ),
+    (
+        "sql-password",
+        "CREATE USER 'app'@'%' IDENTIFIED BY '<<{A16}>>';",
+        "Removes the directory identified by `path`.",
+    ),
     ("rapidapi-key", "X_RAPIDAPI_KEY=<<{W50}>>", "RAPIDAPI_HOST=weatherapi-com.p.rapidapi.com"),
     ("razorpay-key-secret", "RAZORPAY_KEY_SECRET=<<{A24}>>", "RAZORPAY_KEY_ID=rzp_live_{A14}"),
     ("readme-api-key", "README_API_KEY=<<rdme_{L70}>>", "README_API_KEY=rdme_..."),

@@ -1426,3 +1426,57 @@ def test_a_name_at_the_texts_start_is_read_whatever_the_text_ends_with() -> None
     alone = _redacted("PASSWORD:-Xk9mQ2vLp8rT4wZ")
     assert _MARKER in alone
     assert _redacted("PASSWORD:-Xk9mQ2vLp8rT4wZ ${") == alone + " ${"
+
+
+# A user's password given in SQL, and the value the marker must cover.
+_SQL_PASSWORDS = [
+    ("CREATE USER 'app'@'%' IDENTIFIED BY 'Xk9q#2Lm!Wp4z';", "Xk9q#2Lm!Wp4z"),
+    ("create user app identified by 'it''s-Secr3t-Kx9';", "it''s-Secr3t-Kx9"),
+    (
+        "CREATE USER IF NOT EXISTS 'app'@'localhost' IDENTIFIED BY 'u8jz)Pde0)IgxL';",
+        "u8jz)Pde0)IgxL",
+    ),
+    (
+        "ALTER USER 'root'@'localhost' IDENTIFIED WITH mysql_native_password BY 'Zq8mW4&vLp2rT';",
+        "Zq8mW4&vLp2rT",
+    ),
+    ("GRANT ALL ON app.* TO 'app'@'%' IDENTIFIED BY 'Qm7-zP4.kX9w';", "Qm7-zP4.kX9w"),
+    ("mysql -uroot -e \"CREATE USER 'app'@'%' IDENTIFIED BY 'Xk9q#2Lm!Wp4z';\"", "Xk9q#2Lm!Wp4z"),
+    ('mysql -uroot -e \'CREATE USER "app"@"%" IDENTIFIED BY "Xk9q#2Lm!Wp4z";\'', "Xk9q#2Lm!Wp4z"),
+    ("SET PASSWORD FOR 'app'@'%' = 'Xk9q#2Lm!Wp4z';", "Xk9q#2Lm!Wp4z"),
+    ("SET PASSWORD FOR app@localhost = PASSWORD('Xk9q#2Lm!Wp4z');", "Xk9q#2Lm!Wp4z"),
+]
+
+
+@pytest.mark.parametrize(("line", "value"), _SQL_PASSWORDS)
+@pytest.mark.parametrize("form", ["text", "tool_use", "tool_result_of_json"])
+def test_a_password_sql_gives_a_user_goes_whole(line: str, value: str, form: str) -> None:
+    """Such a password stayed in clear: no credential's name stands before it (MySQL's and
+    MariaDB's `IDENTIFIED BY '…'`, `SET PASSWORD … = '…'`), whatever the value reads."""
+    marker = "[REDACTED:sql-password#1]"
+    assert _redacted(*_written(line, form)) == _written(line.replace(value, marker), form)[0]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "CREATE USER 'app'@'%' IDENTIFIED BY 'password';",
+        "CREATE USER 'app'@'%' IDENTIFIED BY '<password>';",
+        "CREATE USER 'app'@'%' IDENTIFIED BY '${DB_PASSWORD}';",
+        "CREATE USER app IDENTIFIED BY '%(password)s';",
+        "CREATE USER app IDENTIFIED BY '{{ db_password }}';",
+        "CREATE USER 'app'@'%' IDENTIFIED BY RANDOM PASSWORD;",
+        "CREATE USER 'app'@'%' IDENTIFIED WITH caching_sha2_password AS '$A$005$Zq8mW4vLp2rT9';",
+        "CREATE USER app IDENTIFIED BY VALUES 'S:0D5E3A4F1B2C';",
+        'cursor.execute("CREATE USER %s IDENTIFIED BY %s", (user, password))',
+        "cursor.execute(f\"CREATE USER {user} IDENTIFIED BY '{password}'\")",
+        "Removes the directory identified by `path`.",
+        'that have the same value for all columns identified by "aOrderBy".',
+        "into a VLAN identified by a VLAN interface index (%NL80211_ATTR_STA_VLAN).",
+        'The account is identified by "svc-deploy2" in the audit log.',
+    ],
+)
+def test_sql_templates_hashes_and_prose_identified_by_a_name_stay(line: str) -> None:
+    for form in ("text", "tool_use", "tool_result_of_json"):
+        text, path = _written(line, form)
+        assert _redacted(text, path) == text
