@@ -171,15 +171,17 @@ def _password_value(value: str, strict: bool, word_of_few_letters: bool = True) 
 
 # What comes before a user's password in SQL (`sql-password`): `IDENTIFIED BY` right after a
 # user's account (`USER 'app'@'%'`, `USER IF NOT EXISTS app`, `TO app@localhost`), or `SET
-# PASSWORD`. A single or a double quote opens the literal (a backquote names an identifier).
+# PASSWORD FOR` an account (`SET PASSWORD = '…'` is an assignment, as is an `UPDATE`'s `SET
+# password = '…'`). A single or a double quote opens the literal (a backquote names an
+# identifier).
 _SQL_ACCOUNT = r"[^\s;,()]{1,160}"
 _SQL_PASSWORD_BEFORE = (
     r"(?i:\b(?:user(?:[ \t]{1,4}if[ \t]{1,4}not[ \t]{1,4}exists)?|to)[ \t]{1,4}"
     + _SQL_ACCOUNT
     + r"[ \t]{1,4}identified[ \t]{1,4}(?:with[ \t]{1,4}[A-Za-z0-9_'\"]{1,64}[ \t]{1,4})?by"
-    r"|\bset[ \t]{1,4}password(?:[ \t]{1,4}for[ \t]{1,4}"
+    r"|\bset[ \t]{1,4}password[ \t]{1,4}for[ \t]{1,4}"
     + _SQL_ACCOUNT
-    + r")?[ \t]{0,4}=(?:[ \t]{0,4}password[ \t]{0,2}\()?)[ \t]{0,4}"
+    + r"[ \t]{0,4}=(?:[ \t]{0,4}password[ \t]{0,2}\()?)[ \t]{0,4}"
 )
 _QUOTED_ONLY = r"(?=[\"'])"
 
@@ -1164,7 +1166,7 @@ def build_rules() -> tuple[Rule, ...]:
         ),
         # SQL's password for a user: `CREATE USER 'app'@'%' IDENTIFIED BY '…'` (MySQL,
         # MariaDB, Oracle; `ALTER USER`, `GRANT … TO 'app'@'%' IDENTIFIED BY '…'`, `IDENTIFIED
-        # WITH caching_sha2_password BY '…'`) and `SET PASSWORD [FOR …] = '…'` (`=
+        # WITH caching_sha2_password BY '…'`) and `SET PASSWORD FOR … = '…'` (`=
         # PASSWORD('…')` of old): a literal there is a password whatever it reads. A hash
         # stays (`BY PASSWORD '*…'`, Oracle's `BY VALUES '…'`, `AS '…'`), as do `BY RANDOM
         # PASSWORD`, a bare value and prose's "the key identified by `name`".

@@ -1466,6 +1466,7 @@ def test_a_password_sql_gives_a_user_goes_whole(line: str, value: str, form: str
         "CREATE USER app IDENTIFIED BY '%(password)s';",
         "CREATE USER app IDENTIFIED BY '{{ db_password }}';",
         "CREATE USER 'app'@'%' IDENTIFIED BY RANDOM PASSWORD;",
+        "UPDATE users SET password = '%s' WHERE id = %s",
         "CREATE USER 'app'@'%' IDENTIFIED WITH caching_sha2_password AS '$A$005$Zq8mW4vLp2rT9';",
         "CREATE USER app IDENTIFIED BY VALUES 'S:0D5E3A4F1B2C';",
         'cursor.execute("CREATE USER %s IDENTIFIED BY %s", (user, password))',
