@@ -184,6 +184,14 @@ _SQL_PASSWORD_BEFORE = (
     + r"[ \t]{0,4}=(?:[ \t]{0,4}password[ \t]{0,2}\()?)[ \t]{0,4}"
 )
 _QUOTED_ONLY = r"(?=[\"'])"
+# PostgreSQL's `CREATE USER app WITH LOGIN PASSWORD '…'`, `ALTER ROLE app PASSWORD '…'`: its
+# options, then `[ENCRYPTED] PASSWORD` and a string literal (single quotes).
+_SQL_ROLE_PASSWORD_BEFORE = (
+    r"(?i:\b(?:user|role)[ \t]{1,4}"
+    + _SQL_ACCOUNT
+    + r"[ \t]{1,4}(?:with[ \t]{1,4})?(?:[A-Za-z_]{1,20}[ \t]{1,4}){0,6}?"
+    r"(?:encrypted[ \t]{1,4})?password[ \t]{1,4})(?=')"
+)
 
 
 def _userinfo_password(value: str, strict: bool) -> bool:
@@ -1169,12 +1177,21 @@ def build_rules() -> tuple[Rule, ...]:
         # WITH caching_sha2_password BY '…'`) and `SET PASSWORD FOR … = '…'` (`=
         # PASSWORD('…')` of old): a literal there is a password whatever it reads. A hash
         # stays (`BY PASSWORD '*…'`, Oracle's `BY VALUES '…'`, `AS '…'`), as do `BY RANDOM
-        # PASSWORD`, a bare value and prose's "the key identified by `name`".
+        # PASSWORD`, a bare value and prose's "the key identified by `name`". And PostgreSQL's
+        # literal after `PASSWORD` in a user's or role's options.
         Rule(
             name="sql-password",
             pattern=lazy(_SQL_PASSWORD_BEFORE + _QUOTED_ONLY + quoted_value(6)),
             anchors=("identified", "set password"),
             lead=200,
+            reach=480,
+            check=_password_value,
+        ),
+        Rule(
+            name="sql-password",
+            pattern=lazy(_SQL_ROLE_PASSWORD_BEFORE + quoted_value(6)),
+            anchors=("password '",),
+            lead=300,
             reach=480,
             check=_password_value,
         ),

@@ -1443,6 +1443,10 @@ _SQL_PASSWORDS = [
     ("GRANT ALL ON app.* TO 'app'@'%' IDENTIFIED BY 'Qm7-zP4.kX9w';", "Qm7-zP4.kX9w"),
     ("mysql -uroot -e \"CREATE USER 'app'@'%' IDENTIFIED BY 'Xk9q#2Lm!Wp4z';\"", "Xk9q#2Lm!Wp4z"),
     ('mysql -uroot -e \'CREATE USER "app"@"%" IDENTIFIED BY "Xk9q#2Lm!Wp4z";\'', "Xk9q#2Lm!Wp4z"),
+    ("ALTER ROLE app WITH PASSWORD '%&1Y5dR3#il';", "%&1Y5dR3#il"),
+    ("CREATE USER app WITH LOGIN PASSWORD '^.CD18fl$NP';", "^.CD18fl$NP"),
+    ("CREATE ROLE app WITH LOGIN SUPERUSER ENCRYPTED PASSWORD 'Xk9q#2Lm!Wp4z';", "Xk9q#2Lm!Wp4z"),
+    ("psql -U postgres -c \"ALTER USER postgres PASSWORD 'Xk9q#2Lm!Wp4z';\"", "Xk9q#2Lm!Wp4z"),
     ("SET PASSWORD FOR 'app'@'%' = 'Xk9q#2Lm!Wp4z';", "Xk9q#2Lm!Wp4z"),
     ("SET PASSWORD FOR app@localhost = PASSWORD('Xk9q#2Lm!Wp4z');", "Xk9q#2Lm!Wp4z"),
 ]
@@ -1452,7 +1456,8 @@ _SQL_PASSWORDS = [
 @pytest.mark.parametrize("form", ["text", "tool_use", "tool_result_of_json"])
 def test_a_password_sql_gives_a_user_goes_whole(line: str, value: str, form: str) -> None:
     """Such a password stayed in clear: no credential's name stands before it (MySQL's and
-    MariaDB's `IDENTIFIED BY '…'`, `SET PASSWORD … = '…'`), whatever the value reads."""
+    MariaDB's `IDENTIFIED BY '…'`, `SET PASSWORD … = '…'`), whatever the value reads; after
+    PostgreSQL's `PASSWORD` only a random value of ten characters or more went, as prose."""
     marker = "[REDACTED:sql-password#1]"
     assert _redacted(*_written(line, form)) == _written(line.replace(value, marker), form)[0]
 
@@ -1469,6 +1474,11 @@ def test_a_password_sql_gives_a_user_goes_whole(line: str, value: str, form: str
         "UPDATE users SET password = '%s' WHERE id = %s",
         "CREATE USER 'app'@'%' IDENTIFIED WITH caching_sha2_password AS '$A$005$Zq8mW4vLp2rT9';",
         "CREATE USER app IDENTIFIED BY VALUES 'S:0D5E3A4F1B2C';",
+        "ALTER USER app WITH PASSWORD '${DB_PASSWORD}';",
+        "ALTER USER app WITH PASSWORD :'password';",
+        "ALTER USER app WITH PASSWORD NULL;",
+        'cur.execute("ALTER USER app WITH PASSWORD %s", (password,))',
+        "cur.execute(f\"ALTER USER {user} WITH PASSWORD '{password}'\")",
         'cursor.execute("CREATE USER %s IDENTIFIED BY %s", (user, password))',
         "cursor.execute(f\"CREATE USER {user} IDENTIFIED BY '{password}'\")",
         "Removes the directory identified by `path`.",
