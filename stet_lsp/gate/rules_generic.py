@@ -809,7 +809,8 @@ HTTP_AUTH_PASSWORD = Rule(
 )
 
 # A `.pgpass` line, `host:port:database:user:password` (a port's digits or `*`): the last
-# field only, the line's last. Found at a port the line names (`:5432:`, `:*:`, …) or near
+# field only, the line's last (its line break escaped once or more in a transcript, or the
+# JSON string it ends closing). Found at a port the line names (`:5432:`, `:*:`, …) or near
 # the file's name (`echo "…" >> ~/.pgpass`, `cat ~/.pgpass`).
 _PGPASS_FIELD = r"(?:[A-Za-z0-9_.$\-]{1,63}|\*)"
 PGPASS_PASSWORD = Rule(
@@ -819,7 +820,8 @@ PGPASS_PASSWORD = Rule(
         + _PGPASS_FIELD
         + r":"
         + _PGPASS_FIELD
-        + r":(?P<secret>[^\s\"'\\]{1,256})(?=[\"']?(?:[ \t]{0,4}(?:[\r\n>]|\\[nr\"]|$)))",
+        + r":(?P<secret>[^\s\"'\\]{1,256})"
+        + r"(?=[\"']?[ \t]{0,4}(?:[\r\n>]|\\{1,8}[nr\"]|$)|\"[ \t]{0,4}[,}\]])",
         re.MULTILINE,
     ),
     anchors=(":5432:", ":5433:", ":5434:", ":6432:", ":25060:", ":*:", "pgpass"),

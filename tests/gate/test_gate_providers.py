@@ -1174,6 +1174,19 @@ def test_pgpass_lines() -> None:
         _untouched_everywhere(text)
 
 
+def test_pgpass_lines_a_tool_printed_keep_no_password() -> None:
+    """`cat ~/.pgpass` in a transcript: its last line ends the output's JSON string, and a
+    tool's JSON output escapes its line breaks twice; neither ends the password's reading."""
+    first, last = "Jr5Xk9mQ2vLp8rT4", "Jr5Qm7zP4kLw9xR2"
+    printed = f"localhost:5432:appdb:app:{first}\ndb.internal:5432:*:admin:{last}"
+    for output in (printed, printed + "\n"):
+        for content in (output, [{"type": "text", "text": output}], json.dumps({"stdout": output})):
+            text = json.dumps({"type": "tool_result", "content": content}) + "\n"
+            redacted = redact_text(text, path="events.jsonl", cache=None).text
+            assert first not in redacted and last not in redacted, redacted
+            assert redacted.count("[REDACTED:pgpass-password#") == 2
+
+
 def test_secrets_set_through_a_cli() -> None:
     """`gh secret set NAME --body SECRET`/`-b`, `echo SECRET | vercel env add NAME`, `fly
     secrets set NAME=SECRET` and `heroku config:set NAME=SECRET` of a credential's name (a
