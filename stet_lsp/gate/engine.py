@@ -414,7 +414,8 @@ class RuleScanner:
         """The defaults read with their expansion's code (`_defaults`) that no span of a rule
         reading a default alone overlaps: those rules found the default's end, the others
         read on to a blank or a quote. Where they judged it no secret, or missed it (no `}`,
-        a blank before it), the other reading stands."""
+        a blank before it), the other reading stands; where it ran on past the expansion's
+        `}` (`${API_TOKEN:-Xk9…}7RtZ…`), it stands for what follows."""
         rules = self.rules.rules
         alone = sorted(
             (span.start, span.end)
@@ -428,6 +429,11 @@ class RuleScanner:
             before = bisect_left(starts, span.end)
             if before == 0 or furthest[before - 1] <= span.start:
                 kept.append(span)
+                continue
+            rest = furthest[before - 1]
+            rest += self.text.startswith("}", rest)
+            if rest < span.end and self.text[rest].isalnum():  # not `/path`, `@host`, …
+                kept.append(span._replace(start=rest))
         return kept
 
     def _window_may_match(self, rule: Rule, offset: int, anchor_length: int) -> bool:

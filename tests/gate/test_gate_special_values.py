@@ -1491,3 +1491,29 @@ def test_sql_templates_hashes_and_prose_identified_by_a_name_stay(line: str) -> 
     for form in ("text", "tool_use", "tool_result_of_json"):
         text, path = _written(line, form)
         assert _redacted(text, path) == text
+
+
+@pytest.mark.parametrize(
+    ("line", "default", "after"),
+    [
+        (
+            "API_TOKEN=${API_TOKEN:-k2Jd9XqP0vLm}7RtZ4wYb8NcHs3GfA6Ue",
+            "k2Jd9XqP0vLm",
+            "7RtZ4wYb8NcHs3GfA6Ue",
+        ),
+        (
+            'PASSWORD="${PASSWORD:-Xk9mQ2vLp8rT4wZ}k2Jd9XqP0vLm7RtZ4"',
+            "Xk9mQ2vLp8rT4wZ",
+            "k2Jd9XqP0vLm7RtZ4",
+        ),
+    ],
+)
+@pytest.mark.parametrize("form", ["text", "tool_use", "tool_result_of_json"])
+def test_a_value_running_on_past_an_expansions_default_goes_on(
+    line: str, default: str, after: str, form: str
+) -> None:
+    """The older reading of such a value took it whole; the default goes alone, and what
+    follows the `}` goes too, not only the default."""
+    redacted = _redacted(*_written(line, form))
+    assert default not in redacted and after not in redacted, redacted
+    assert "${" in redacted
