@@ -267,6 +267,17 @@ def _expansion_operand(
     return syntax.expansion_operand(text, start)
 
 
+def _innermost_default(text: str, start: int, end: int) -> int:
+    """Where a default starting at `start` holds its literal: past the openings of the
+    expansions nested in it (`${PGPASSWORD:-${OTHER:-Xk9…}}`), each a default of its own."""
+    while start < end:
+        inner = syntax.expansion_operand(text, start)
+        if inner is None or inner[1] in "?+":
+            break
+        start = inner[0]
+    return start
+
+
 def _word_start(text: str, position: int) -> int:
     """Where the run of text without blanks or quotes that holds `position` starts (looking
     back at most 4096 characters): a URL, a form body."""
@@ -721,11 +732,13 @@ class RuleScanner:
             return False  # `API_KEY=sk-ant-...`: the rules' values stop before a final dot
         if operand is None:
             self.spans.append(Span(start, end, rule.name, priority, rule.replacement, rule.prefix))
-        elif operand[0] < end and self.text[operand[0]] != "$":
+        else:
+            default = _innermost_default(self.text, operand[0], end)
             # `${PW:-$OTHER}`, `-$(openssl rand …)`, `-$HOME/…`: the default is no literal
-            self._defaults.append(
-                Span(operand[0], end, rule.name, priority, rule.replacement, rule.prefix)
-            )
+            if default < end and self.text[default] not in "$}":
+                self._defaults.append(
+                    Span(default, end, rule.name, priority, rule.replacement, rule.prefix)
+                )
         if end > self._covered_until.get(priority, -1):
             self._covered_until[priority] = end
             self._covered_from[priority] = start

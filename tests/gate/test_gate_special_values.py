@@ -1517,3 +1517,23 @@ def test_a_value_running_on_past_an_expansions_default_goes_on(
     redacted = _redacted(*_written(line, form))
     assert default not in redacted and after not in redacted, redacted
     assert "${" in redacted
+
+
+@pytest.mark.parametrize(
+    ("line", "default"),
+    [
+        ("DB_PASSWORD=${PGPASSWORD:-${OTHER:-k2Jd9XqP0vLm7RtZ4wYb8", "k2Jd9XqP0vLm7RtZ4wYb8"),
+        (
+            "DB_PASSWORD=${PGPASSWORD:-${DB_PASSWORD-k2Jd9XqP0vLm7RtZ4wYb8 }}",
+            "k2Jd9XqP0vLm7RtZ4wYb8",
+        ),
+        ("API_KEY=${SECRET_KEY:-${API_KEY-unMf_KHkhSTN_e3CLm }}", "unMf_KHkhSTN_e3CLm"),
+    ],
+)
+@pytest.mark.parametrize("form", ["text", "tool_use", "tool_result_of_json"])
+def test_a_default_nested_in_another_goes_alone(line: str, default: str, form: str) -> None:
+    """An expansion nested in another's default is no literal, but the default it holds is."""
+    text, path = _written(line, form)
+    redacted = _redacted(text, path)
+    assert default not in redacted
+    assert redacted == text.replace(default, _MARKER)
