@@ -170,13 +170,16 @@ def _password_value(value: str, strict: bool, word_of_few_letters: bool = True) 
 
 
 # What comes before a user's password in SQL (`sql-password`): `IDENTIFIED BY` right after a
-# user's account (`USER 'app'@'%'`, `USER IF NOT EXISTS app`, `TO app@localhost`), or `SET
-# PASSWORD FOR` an account (`SET PASSWORD = '…'` is an assignment, as is an `UPDATE`'s `SET
-# password = '…'`). A single or a double quote opens the literal (a backquote names an
-# identifier).
+# user's account in a statement that makes or changes one (`CREATE USER 'app'@'%'`, `ALTER
+# USER IF NOT EXISTS app`, `GRANT … TO app@localhost`: prose's "sent to endpoints identified
+# by 'name'" is none), or `SET PASSWORD FOR` an account (`SET PASSWORD = '…'` is an
+# assignment, as is an `UPDATE`'s `SET password = '…'`). A single or a double quote opens the
+# literal (a backquote names an identifier).
 _SQL_ACCOUNT = r"[^\s;,()]{1,160}"
+_SQL_USER_STATEMENT = r"\b(?:create|alter)[ \t]{1,4}"
 _SQL_PASSWORD_BEFORE = (
-    r"(?i:\b(?:user(?:[ \t]{1,4}if[ \t]{1,4}not[ \t]{1,4}exists)?|to)[ \t]{1,4}"
+    r"(?i:(?:" + _SQL_USER_STATEMENT + r"user(?:[ \t]{1,4}if[ \t]{1,4}not[ \t]{1,4}exists)?"
+    r"|\bgrant[ \t][^;\r\n]{1,120}?[ \t]to)[ \t]{1,4}"
     + _SQL_ACCOUNT
     + r"[ \t]{1,4}identified[ \t]{1,4}(?:with[ \t]{1,4}[A-Za-z0-9_'\"]{1,64}[ \t]{1,4})?by"
     r"|\bset[ \t]{1,4}password[ \t]{1,4}for[ \t]{1,4}"
@@ -187,11 +190,22 @@ _QUOTED_ONLY = r"(?=[\"'])"
 # PostgreSQL's `CREATE USER app WITH LOGIN PASSWORD '…'`, `ALTER ROLE app PASSWORD '…'`: its
 # options, then `[ENCRYPTED] PASSWORD` and a string literal (single quotes).
 _SQL_ROLE_PASSWORD_BEFORE = (
-    r"(?i:\b(?:user|role)[ \t]{1,4}"
+    r"(?i:"
+    + _SQL_USER_STATEMENT
+    + r"(?:user|role)[ \t]{1,4}"
     + _SQL_ACCOUNT
     + r"[ \t]{1,4}(?:with[ \t]{1,4})?(?:[A-Za-z_]{1,20}[ \t]{1,4}){0,6}?"
     r"(?:encrypted[ \t]{1,4})?password[ \t]{1,4})(?=')"
 )
+
+
+_MYSQL_HASH = re.compile(r"\*[0-9A-Fa-f]{40}")
+
+
+def _sql_password(value: str, strict: bool) -> bool:
+    """A password SQL gives a user: what `_password_value` takes, but for MySQL's hash of one
+    (`SET PASSWORD FOR app = '*6BB4…'`, `*` and 40 hexadecimal digits)."""
+    return _MYSQL_HASH.fullmatch(value) is None and _password_value(value, strict)
 
 
 def _userinfo_password(value: str, strict: bool) -> bool:
@@ -1183,9 +1197,9 @@ def build_rules() -> tuple[Rule, ...]:
             name="sql-password",
             pattern=lazy(_SQL_PASSWORD_BEFORE + _QUOTED_ONLY + quoted_value(6)),
             anchors=("identified", "set password"),
-            lead=200,
+            lead=320,
             reach=480,
-            check=_password_value,
+            check=_sql_password,
         ),
         Rule(
             name="sql-password",
@@ -1193,7 +1207,7 @@ def build_rules() -> tuple[Rule, ...]:
             anchors=("password '",),
             lead=300,
             reach=480,
-            check=_password_value,
+            check=_sql_password,
         ),
         # ADO.NET/ODBC `Password=`/`Pwd=` between `;` separators: any value but a template.
         Rule(

@@ -809,19 +809,23 @@ HTTP_AUTH_PASSWORD = Rule(
 )
 
 # A `.pgpass` line, `host:port:database:user:password` (a port's digits or `*`): the last
-# field only, the line's last (its line break escaped once or more in a transcript, or the
-# JSON string it ends closing). Found at a port the line names (`:5432:`, `:*:`, …) or near
-# the file's name (`echo "…" >> ~/.pgpass`, `cat ~/.pgpass`).
+# field only, the line's last (its line break escaped once or more in a transcript; or the
+# JSON string closing, where the line follows an escaped break: the last line a tool printed,
+# not a string's only line, `{"key": "session:5432:user:1234:active"}`). Found at a port the
+# line names (`:5432:`, `:*:`, …) or near the file's name (`echo "…" >> ~/.pgpass`, `cat
+# ~/.pgpass`).
 _PGPASS_FIELD = r"(?:[A-Za-z0-9_.$\-]{1,63}|\*)"
 PGPASS_PASSWORD = Rule(
     name="pgpass-password",
     pattern=lazy(
-        r"(?:^|(?<=[\s\"'+>])|(?<=\\n))(?:[A-Za-z0-9_.\-]{1,253}|\*):(?:[0-9]{1,5}|\*):"
+        r"(?:^|(?<=[\s\"'+>])|(?<=\\n)(?P<after_break>))"
+        r"(?:[A-Za-z0-9_.\-]{1,253}|\*):(?:[0-9]{1,5}|\*):"
         + _PGPASS_FIELD
         + r":"
         + _PGPASS_FIELD
         + r":(?P<secret>[^\s\"'\\]{1,256})"
-        + r"(?=[\"']?[ \t]{0,4}(?:[\r\n>]|\\{1,8}[nr\"]|$)|\"[ \t]{0,4}[,}\]])",
+        + r"(?=[\"']?[ \t]{0,4}(?:[\r\n>]|\\{1,8}[nr\"]|$)"
+        + r"|(?(after_break)\"[ \t]{0,4}[,}\]]|(?!)))",
         re.MULTILINE,
     ),
     anchors=(":5432:", ":5433:", ":5434:", ":6432:", ":25060:", ":*:", "pgpass"),

@@ -1185,6 +1185,13 @@ def test_pgpass_lines_a_tool_printed_keep_no_password() -> None:
             redacted = redact_text(text, path="events.jsonl", cache=None).text
             assert first not in redacted and last not in redacted, redacted
             assert redacted.count("[REDACTED:pgpass-password#") == 2
+    # A string's only line, closed as JSON and Python close one, is a key, not a tool's output.
+    for text in (
+        '{"key": "session:5432:user:1234:active"}',
+        'CACHE_KEY = "lock:*:job:nightly:owner",',
+        'keys: ["ns:*:pod:web:ready"]',
+    ):
+        assert redact_text(text + "\n", path="notes.txt", cache=None).text == text + "\n"
 
 
 def test_secrets_set_through_a_cli() -> None:

@@ -1485,6 +1485,14 @@ def test_a_password_sql_gives_a_user_goes_whole(line: str, value: str, form: str
         'that have the same value for all columns identified by "aOrderBy".',
         "into a VLAN identified by a VLAN interface index (%NL80211_ATTR_STA_VLAN).",
         'The account is identified by "svc-deploy2" in the audit log.',
+        # No statement that makes or changes a user stands before it: prose.
+        "Requests are forwarded to endpoints identified by 'service-name' labels.",
+        "grants access to users identified by 'ldap-group-admins'",
+        'Authentication of the user bob identified by "bob.smith" failed.',
+        "When a user changes their password 'expired' flags are reset.",
+        "the role admin has password 'required' set",
+        # MySQL's hash of a password.
+        "SET PASSWORD FOR 'app'@'%' = '*6BB4837EB74329105EE4568DDA7DC67ED2CA2AD9';",
     ],
 )
 def test_sql_templates_hashes_and_prose_identified_by_a_name_stay(line: str) -> None:
