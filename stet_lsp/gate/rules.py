@@ -170,11 +170,11 @@ def _password_value(value: str, strict: bool, word_of_few_letters: bool = True) 
 
 
 # What comes before a user's password in SQL (`sql-password`): `IDENTIFIED BY` right after a
-# user's account in a statement that makes or changes one (`CREATE USER 'app'@'%'`, `ALTER
-# USER IF NOT EXISTS app`, `GRANT … TO app@localhost`: prose's "sent to endpoints identified
-# by 'name'" is none), or `SET PASSWORD FOR` an account (`SET PASSWORD = '…'` is an
-# assignment, as is an `UPDATE`'s `SET password = '…'`). A single or a double quote opens the
-# literal (a backquote names an identifier).
+# user's account in a statement that makes or changes one (`CREATE USER 'app'@'%'`, `CREATE
+# USER IF NOT EXISTS app`, `ALTER USER app`, `GRANT … TO app@localhost`: prose's "sent to
+# endpoints identified by 'name'" is none), or `SET PASSWORD FOR` an account (`SET PASSWORD
+# = '…'` is an assignment, as is an `UPDATE`'s `SET password = '…'`). A single or a double
+# quote opens the literal (a backquote names an identifier).
 _SQL_ACCOUNT = r"[^\s;,()]{1,160}"
 _SQL_USER_STATEMENT = r"\b(?:create|alter)[ \t]{1,4}"
 _SQL_PASSWORD_BEFORE = (
@@ -1192,7 +1192,7 @@ def build_rules() -> tuple[Rule, ...]:
         # PASSWORD('…')` of old): a literal there is a password whatever it reads. A hash
         # stays (`BY PASSWORD '*…'`, Oracle's `BY VALUES '…'`, `AS '…'`), as do `BY RANDOM
         # PASSWORD`, a bare value and prose's "the key identified by `name`". And PostgreSQL's
-        # literal after `PASSWORD` in a user's or role's options.
+        # literal after `PASSWORD` in the options of `CREATE`/`ALTER USER` or `ROLE`.
         Rule(
             name="sql-password",
             pattern=lazy(_SQL_PASSWORD_BEFORE + _QUOTED_ONLY + quoted_value(6)),
