@@ -578,41 +578,45 @@ _EXPANSION_DEFAULT = syntax.EXPANSION_OPERATOR + _DEFAULT_AFTER_OPERATOR
 _EXPANSION_AFTER_KEY = r"(?:\\{0,8}[\"'])?\$?\{"
 
 
+def _default_rule(pattern: str, after: str, anchors: tuple[str, ...], check: Check) -> Rule:
+    """A rule that reads a parameter expansion's default alone (`reads_defaults`), from the
+    identifier holding its anchor; `after`: what must follow the anchor there."""
+    return Rule(
+        name="secret-assignment",
+        pattern=lazy(pattern),
+        anchors=anchors,
+        lead=48,
+        reach=560,
+        check=check,
+        after=lazy(after),
+        reads_defaults=True,
+        start="identifier",
+    )
+
+
 def _expansion_rules(
     key: str, name: str, anchors: tuple[str, ...], check: Check
 ) -> tuple[Rule, Rule]:
     """The rules that read a parameter expansion's default (`_EXPANSION_DEFAULT`) after the
     assignment of a name `key` matches, and after the expansion's `${` and a variable's name
     `name` matches, as `check` judges it."""
-    outer = Rule(
-        name="secret-assignment",
-        pattern=lazy(
-            r"(?<![A-Za-z0-9_.\-])(?P<key>"
-            + key
-            + ")"
-            + KEY_ASSIGN
-            + _EXPANSION_AFTER_KEY
-            + syntax.EXPANSION_NAME
-            + _EXPANSION_DEFAULT
-        ),
-        anchors=anchors,
-        lead=48,
-        reach=560,
-        check=check,
-        after=lazy(r"[A-Za-z0-9_.\-]{0,128}" + KEY_ASSIGN + _EXPANSION_AFTER_KEY + "[A-Za-z_]"),
-        reads_defaults=True,
-        start="identifier",
+    outer = _default_rule(
+        r"(?<![A-Za-z0-9_.\-])(?P<key>"
+        + key
+        + ")"
+        + KEY_ASSIGN
+        + _EXPANSION_AFTER_KEY
+        + syntax.EXPANSION_NAME
+        + _EXPANSION_DEFAULT,
+        r"[A-Za-z0-9_.\-]{0,128}" + KEY_ASSIGN + _EXPANSION_AFTER_KEY + "[A-Za-z_]",
+        anchors,
+        check,
     )
-    inner = Rule(
-        name="secret-assignment",
-        pattern=lazy(r"(?<=\$\{)(?P<key>" + name + ")" + _EXPANSION_DEFAULT),
-        anchors=anchors,
-        lead=48,
-        reach=480,
-        check=check,
-        after=lazy(r"[A-Za-z0-9_]{0,72}+" + syntax.EXPANSION_OPERATOR),
-        reads_defaults=True,
-        start="identifier",
+    inner = _default_rule(
+        r"(?<=\$\{)(?P<key>" + name + ")" + _EXPANSION_DEFAULT,
+        r"[A-Za-z0-9_]{0,72}+" + syntax.EXPANSION_OPERATOR,
+        anchors,
+        check,
     )
     return outer, inner
 
@@ -1447,34 +1451,22 @@ def _env_expansion_defaults(
     words: str, anchors: tuple[str, ...], check: Check
 ) -> tuple[Rule, Rule]:
     name = r"(?:[A-Z][A-Z0-9_]{0,40}?)?(?:" + words + r")(?:_?[0-9]{1,3})?"
-    assigned = Rule(
-        name="secret-assignment",
-        pattern=lazy(r"(?<=\$\{)(?P<key>" + name + "):?=" + _DEFAULT_AFTER_OPERATOR),
-        anchors=anchors,
-        lead=48,
-        reach=480,
-        check=check,
-        after=lazy(r"[A-Za-z0-9_]{0,72}+:?="),
-        reads_defaults=True,
-        start="identifier",
+    assigned = _default_rule(
+        r"(?<=\$\{)(?P<key>" + name + "):?=" + _DEFAULT_AFTER_OPERATOR,
+        r"[A-Za-z0-9_]{0,72}+:?=",
+        anchors,
+        check,
     )
-    return assigned, Rule(
-        name="secret-assignment",
-        pattern=lazy(
-            _ENV_NAME_START
-            + words
-            + r")(?:_?[0-9]{1,3})?)="
-            + _EXPANSION_AFTER_KEY
-            + syntax.EXPANSION_NAME
-            + _EXPANSION_DEFAULT
-        ),
-        anchors=anchors,
-        lead=48,
-        reach=560,
-        check=check,
-        after=lazy(r"[A-Za-z0-9_]{0,72}=" + _EXPANSION_AFTER_KEY + "[A-Za-z_]"),
-        reads_defaults=True,
-        start="identifier",
+    return assigned, _default_rule(
+        _ENV_NAME_START
+        + words
+        + r")(?:_?[0-9]{1,3})?)="
+        + _EXPANSION_AFTER_KEY
+        + syntax.EXPANSION_NAME
+        + _EXPANSION_DEFAULT,
+        r"[A-Za-z0-9_]{0,72}=" + _EXPANSION_AFTER_KEY + "[A-Za-z_]",
+        anchors,
+        check,
     )
 
 
