@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.103"
+RULESET_VERSION = "2026.107"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -177,14 +177,24 @@ def _password_value(value: str, strict: bool, word_of_few_letters: bool = True) 
 # quote opens the literal (a backquote names an identifier).
 _SQL_ACCOUNT = r"[^\s;,()]{1,160}"
 _SQL_USER_STATEMENT = r"\b(?:create|alter)[ \t]{1,4}"
+# Blanks after the account, where a statement is often broken over lines (`CREATE USER app` and
+# `  IDENTIFIED BY '…'` below it): the break raw, or escaped once or twice in a transcript.
+_SQL_GAP = r"(?:[ \t]{1,4}|[ \t]{0,4}(?:\\{1,3}r)?(?:\r?\n|\\{1,3}n)[ \t]{0,12})"
 _SQL_PASSWORD_BEFORE = (
     r"(?i:(?:" + _SQL_USER_STATEMENT + r"user(?:[ \t]{1,4}if[ \t]{1,4}not[ \t]{1,4}exists)?"
     r"|\bgrant[ \t][^;\r\n]{1,120}?[ \t]to)[ \t]{1,4}"
     + _SQL_ACCOUNT
-    + r"[ \t]{1,4}identified[ \t]{1,4}(?:with[ \t]{1,4}[A-Za-z0-9_'\"]{1,64}[ \t]{1,4})?by"
+    + _SQL_GAP
+    + r"identified"
+    + _SQL_GAP
+    + r"(?:with[ \t]{1,4}[A-Za-z0-9_'\"]{1,64}"
+    + _SQL_GAP
+    + r")?by"
     r"|\bset[ \t]{1,4}password[ \t]{1,4}for[ \t]{1,4}"
     + _SQL_ACCOUNT
-    + r"[ \t]{0,4}=(?:[ \t]{0,4}password[ \t]{0,2}\()?)[ \t]{0,4}"
+    + r"(?:[ \t]{0,4}|"
+    + _SQL_GAP
+    + r")=(?:[ \t]{0,4}password[ \t]{0,2}\()?)[ \t]{0,4}"
 )
 _QUOTED_ONLY = r"(?=[\"'])"
 # PostgreSQL's `CREATE USER app WITH LOGIN PASSWORD '…'`, `ALTER ROLE app PASSWORD '…'`: its
@@ -1204,6 +1214,7 @@ def build_rules() -> tuple[Rule, ...]:
             lead=320,
             reach=480,
             check=_sql_password,
+            multiline=True,
         ),
         Rule(
             name="sql-password",

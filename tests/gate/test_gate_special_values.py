@@ -1449,6 +1449,15 @@ _SQL_PASSWORDS = [
     ("psql -U postgres -c \"ALTER USER postgres PASSWORD 'Xk9q#2Lm!Wp4z';\"", "Xk9q#2Lm!Wp4z"),
     ("SET PASSWORD FOR 'app'@'%' = 'Xk9q#2Lm!Wp4z';", "Xk9q#2Lm!Wp4z"),
     ("SET PASSWORD FOR app@localhost = PASSWORD('Xk9q#2Lm!Wp4z');", "Xk9q#2Lm!Wp4z"),
+    # A statement broken over lines, as a migration or a script writes it.
+    ("CREATE USER app\n  IDENTIFIED BY 'Xk9q#2Lm!Wp4z';", "Xk9q#2Lm!Wp4z"),
+    ("CREATE USER 'app'@'%'\r\n    IDENTIFIED BY 'Xk9q#2Lm!Wp4z';", "Xk9q#2Lm!Wp4z"),
+    (
+        "ALTER USER 'root'@'localhost'\n  IDENTIFIED WITH mysql_native_password\n  BY 'Zq8mW4vLp2rT';",
+        "Zq8mW4vLp2rT",
+    ),
+    ("CREATE USER app\nIDENTIFIED\nBY 'Xk9q#2Lm!Wp4z';", "Xk9q#2Lm!Wp4z"),
+    ("SET PASSWORD FOR 'app'@'%'\n  = PASSWORD('Xk9q#2Lm!Wp4z');", "Xk9q#2Lm!Wp4z"),
 ]
 
 
@@ -1460,6 +1469,14 @@ def test_a_password_sql_gives_a_user_goes_whole(line: str, value: str, form: str
     PostgreSQL's `PASSWORD` only a random value of ten characters or more went, as prose."""
     marker = "[REDACTED:sql-password#1]"
     assert _redacted(*_written(line, form)) == _written(line.replace(value, marker), form)[0]
+
+
+@pytest.mark.parametrize("form", ["text", "tool_use"])
+def test_a_password_in_sql_a_read_tool_numbered_goes_whole(form: str) -> None:
+    line = "     1\u2192CREATE USER app\n     2\u2192  IDENTIFIED BY 'Xk9q#2Lm!Wp4z';"
+    marker = "[REDACTED:sql-password#1]"
+    expected = _written(line.replace("Xk9q#2Lm!Wp4z", marker), form)[0]
+    assert _redacted(*_written(line, form)) == expected
 
 
 @pytest.mark.parametrize(
@@ -1490,6 +1507,8 @@ def test_a_password_sql_gives_a_user_goes_whole(line: str, value: str, form: str
         "grants access to users identified by 'ldap-group-admins'",
         'Authentication of the user bob identified by "bob.smith" failed.',
         "When a user changes their password 'expired' flags are reset.",
+        # A statement ended before the next line: no account stands before `IDENTIFIED`.
+        "CREATE USER app;\nIDENTIFIED BY 'Xk9q#2Lm!Wp4z' is what the manual shows next.",
         "the role admin has password 'required' set",
         # MySQL's hash of a password.
         "SET PASSWORD FOR 'app'@'%' = '*6BB4837EB74329105EE4568DDA7DC67ED2CA2AD9';",
