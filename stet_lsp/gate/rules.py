@@ -175,14 +175,19 @@ def _password_value(value: str, strict: bool, word_of_few_letters: bool = True) 
 # endpoints identified by 'name'" is none), or `SET PASSWORD FOR` an account (`SET PASSWORD
 # = '…'` is an assignment, as is an `UPDATE`'s `SET password = '…'`). A single or a double
 # quote opens the literal (a backquote names an identifier).
-_SQL_ACCOUNT = r"[^\s;,()]{1,160}"
+_SQL_ACCOUNT = r"(?:(?:current_)?user\(\)|[^\s;,()]{1,160})"
 _SQL_USER_STATEMENT = r"\b(?:create|alter)[ \t]{1,4}"
 # Blanks after the account, where a statement is often broken over lines (`CREATE USER app` and
 # `  IDENTIFIED BY '…'` below it): the break raw, or escaped once or twice in a transcript.
 _SQL_GAP = r"(?:[ \t]{1,4}|[ \t]{0,4}(?:\\{1,3}r)?(?:\r?\n|\\{1,3}n)[ \t]{0,12})"
 _SQL_PASSWORD_BEFORE = (
-    r"(?i:(?:" + _SQL_USER_STATEMENT + r"user(?:[ \t]{1,4}if[ \t]{1,4}not[ \t]{1,4}exists)?"
+    r"(?i:(?:(?:" + _SQL_USER_STATEMENT + r"user(?:[ \t]{1,4}if[ \t]{1,4}not[ \t]{1,4}exists)?"
     r"|\bgrant[ \t][^;\r\n]{1,120}?[ \t]to)[ \t]{1,4}"
+    # The next account of a statement naming several, after the last one's password: a
+    # user at a host (`'b'@'%'`; a bare word after a comma and a quote may be prose's).
+    + r"|(?<=['\"])[ \t]{0,4},(?:[ \t]{0,4}|"
+    + _SQL_GAP
+    + r")(?=[^\s;,()]{1,80}@))"
     + _SQL_ACCOUNT
     + _SQL_GAP
     + r"identified"

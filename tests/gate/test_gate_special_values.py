@@ -1458,7 +1458,27 @@ _SQL_PASSWORDS = [
     ),
     ("CREATE USER app\nIDENTIFIED\nBY 'Xk9q#2Lm!Wp4z';", "Xk9q#2Lm!Wp4z"),
     ("SET PASSWORD FOR 'app'@'%'\n  = PASSWORD('Xk9q#2Lm!Wp4z');", "Xk9q#2Lm!Wp4z"),
+    # The account in session: MySQL's USER() and CURRENT_USER().
+    ("ALTER USER USER() IDENTIFIED BY 'Xk9q#2Lm!Wp4z';", "Xk9q#2Lm!Wp4z"),
+    ("SET PASSWORD FOR CURRENT_USER() = 'Xk9q#2Lm!Wp4z';", "Xk9q#2Lm!Wp4z"),
 ]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "CREATE USER 'a'@'%' IDENTIFIED BY 'Zq8mW4vLp2rT', 'b'@'%' IDENTIFIED BY 'Xk9q#2Lm!Wp4z';",
+        "ALTER USER a@localhost IDENTIFIED BY 'Zq8mW4vLp2rT',\n  b@localhost IDENTIFIED WITH"
+        " sha256_password BY 'Xk9q#2Lm!Wp4z';",
+    ],
+)
+@pytest.mark.parametrize("form", ["text", "tool_use", "tool_result_of_json"])
+def test_each_password_of_a_statement_naming_several_users_goes(line: str, form: str) -> None:
+    """The second account's password stayed in clear: no `CREATE USER` stood right before it."""
+    expected = line.replace("Zq8mW4vLp2rT", "[REDACTED:sql-password#1]").replace(
+        "Xk9q#2Lm!Wp4z", "[REDACTED:sql-password#2]"
+    )
+    assert _redacted(*_written(line, form)) == _written(expected, form)[0]
 
 
 @pytest.mark.parametrize(("line", "value"), _SQL_PASSWORDS)
@@ -1507,6 +1527,7 @@ def test_a_password_in_sql_a_read_tool_numbered_goes_whole(form: str) -> None:
         "grants access to users identified by 'ldap-group-admins'",
         'Authentication of the user bob identified by "bob.smith" failed.',
         "When a user changes their password 'expired' flags are reset.",
+        "Items tagged 'a', those identified by 'the-name', stay.",
         # A statement ended before the next line: no account stands before `IDENTIFIED`.
         "CREATE USER app;\nIDENTIFIED BY 'Xk9q#2Lm!Wp4z' is what the manual shows next.",
         "the role admin has password 'required' set",
