@@ -180,8 +180,8 @@ _SQL_USER_STATEMENT = r"\b(?:create|alter)[ \t]{1,4}"
 # Blanks after the account, where a statement is often broken over lines (`CREATE USER app` and
 # `  IDENTIFIED BY '…'` below it): the break raw, or escaped once or twice in a transcript.
 _SQL_GAP = r"(?:[ \t]{1,4}|[ \t]{0,4}(?:\\{1,3}r)?(?:\r?\n|\\{1,3}n)[ \t]{0,12})"
-_SQL_PASSWORD_BEFORE = (
-    r"(?i:(?:(?:" + _SQL_USER_STATEMENT + r"user(?:[ \t]{1,4}if[ \t]{1,4}not[ \t]{1,4}exists)?"
+_SQL_IDENTIFIED_BY = (
+    r"(?:(?:" + _SQL_USER_STATEMENT + r"user(?:[ \t]{1,4}if[ \t]{1,4}not[ \t]{1,4}exists)?"
     r"|\bgrant[ \t][^;\r\n]{1,120}?[ \t]to)[ \t]{1,4}"
     # The next account of a statement naming several, after the last one's password: a
     # user at a host (`'b'@'%'`; a bare word after a comma and a quote may be prose's).
@@ -195,11 +195,26 @@ _SQL_PASSWORD_BEFORE = (
     + r"(?:with[ \t]{1,4}[A-Za-z0-9_'\"]{1,64}"
     + _SQL_GAP
     + r")?by"
-    r"|\bset[ \t]{1,4}password[ \t]{1,4}for[ \t]{1,4}"
+)
+_SQL_PASSWORD_BEFORE = (
+    r"(?i:"
+    + _SQL_IDENTIFIED_BY
+    + r"|\bset[ \t]{1,4}password[ \t]{1,4}for[ \t]{1,4}"
     + _SQL_ACCOUNT
     + r"(?:[ \t]{0,4}|"
     + _SQL_GAP
     + r")=(?:[ \t]{0,4}password[ \t]{0,2}\()?)[ \t]{0,4}"
+)
+# Oracle's password may stand unquoted (`CREATE USER scott IDENTIFIED BY tiger;`): a word
+# of letters, digits, `_`, `$` and `#` after `IDENTIFIED BY`, where the statement ends or one
+# of its clauses follows (prose's "identified by email addresses" goes on); not `BY PASSWORD`,
+# `BY RANDOM PASSWORD`, `BY VALUES`, nor a reference (`$PW`, `&pw`, `:pw`).
+_SQL_UNQUOTED_PASSWORD = (
+    r"(?i:"
+    + _SQL_IDENTIFIED_BY
+    + r")[ \t]{1,4}(?P<secret>(?!(?i:password|random|values)\b)[A-Za-z][A-Za-z0-9_$#]{2,127})"
+    r"(?=[ \t]{0,4}(?:[;\"']|\\{1,3}[nr\"]|\r?\n|$)|[ \t]{1,4}"
+    r"(?i:default|temporary|quota|profile|password|account|container)\b)"
 )
 _QUOTED_ONLY = r"(?=[\"'])"
 # PostgreSQL's `CREATE USER app WITH LOGIN PASSWORD '…'`, `ALTER ROLE app PASSWORD '…'`: its
@@ -1218,6 +1233,15 @@ def build_rules() -> tuple[Rule, ...]:
             anchors=("identified", "set password"),
             lead=320,
             reach=480,
+            check=_sql_password,
+            multiline=True,
+        ),
+        Rule(
+            name="sql-password",
+            pattern=lazy(_SQL_UNQUOTED_PASSWORD),
+            anchors=("identified",),
+            lead=320,
+            reach=300,
             check=_sql_password,
             multiline=True,
         ),

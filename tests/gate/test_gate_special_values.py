@@ -1461,6 +1461,11 @@ _SQL_PASSWORDS = [
     # The account in session: MySQL's USER() and CURRENT_USER().
     ("ALTER USER USER() IDENTIFIED BY 'Xk9q#2Lm!Wp4z';", "Xk9q#2Lm!Wp4z"),
     ("SET PASSWORD FOR CURRENT_USER() = 'Xk9q#2Lm!Wp4z';", "Xk9q#2Lm!Wp4z"),
+    # Oracle's unquoted password, where the statement ends or a clause follows it.
+    ("CREATE USER scott IDENTIFIED BY tiger;", "tiger"),
+    ("CREATE USER app IDENTIFIED BY Xq9_$mK#2z DEFAULT TABLESPACE users;", "Xq9_$mK#2z"),
+    ("CREATE USER app\n  IDENTIFIED BY Xk9mQ2vLp8\n  QUOTA UNLIMITED ON users;", "Xk9mQ2vLp8"),
+    ('sqlplus / as sysdba <<< "ALTER USER system IDENTIFIED BY Oracle123"', "Oracle123"),
 ]
 
 
@@ -1528,6 +1533,11 @@ def test_a_password_in_sql_a_read_tool_numbered_goes_whole(form: str) -> None:
         'Authentication of the user bob identified by "bob.smith" failed.',
         "When a user changes their password 'expired' flags are reset.",
         "Items tagged 'a', those identified by 'the-name', stay.",
+        "CREATE USER app IDENTIFIED BY password;",
+        "CREATE USER app IDENTIFIED BY &pw;",
+        "CREATE USER app IDENTIFIED BY $DB_PASS;",
+        "CREATE USER app IDENTIFIED EXTERNALLY;",
+        "create user accounts identified by email addresses",
         # A statement ended before the next line: no account stands before `IDENTIFIED`.
         "CREATE USER app;\nIDENTIFIED BY 'Xk9q#2Lm!Wp4z' is what the manual shows next.",
         "the role admin has password 'required' set",
