@@ -179,15 +179,21 @@ _SQL_ACCOUNT = r"(?:(?:current_)?user\(\)|[^\s;,()]{1,160})"
 _SQL_USER_STATEMENT = r"\b(?:create|alter)[ \t]{1,4}"
 # Blanks after the account, where a statement is often broken over lines (`CREATE USER app` and
 # `  IDENTIFIED BY '…'` below it): the break raw, or escaped once or twice in a transcript.
-_SQL_GAP = r"(?:[ \t]{1,4}|[ \t]{0,4}(?:\\{1,3}r)?(?:\r?\n|\\{1,3}n)[ \t]{0,12})"
+# Blanks after a break may be escaped tabs; a client's prompt may continue the line (mysql's
+# `->`, SQL*Plus's line number).
+_SQL_GAP = (
+    r"(?:[ \t]{1,4}|[ \t]{0,4}(?:\\{1,3}r)?(?:\r?\n|\\{1,3}n)(?:[ \t]|\\{1,3}t){0,12}"
+    r"(?:(?:->|\d{1,4})[ \t]{1,4})?)"
+)
 _SQL_IDENTIFIED_BY = (
     r"(?:(?:" + _SQL_USER_STATEMENT + r"user(?:[ \t]{1,4}if[ \t]{1,4}not[ \t]{1,4}exists)?"
     r"|\bgrant[ \t][^;\r\n]{1,120}?[ \t]to)[ \t]{1,4}"
-    # The next account of a statement naming several, after the last one's password: a
-    # user at a host (`'b'@'%'`; a bare word after a comma and a quote may be prose's).
+    # The next account of a statement naming several, after the last one's password: a user
+    # at a host written as SQL writes one (`'b'@'%'`, `b@'10.%'`, `b@localhost`;
+    # `bob@example.com` after a comma and a quote may be prose's).
     + r"|(?<=['\"])[ \t]{0,4},(?:[ \t]{0,4}|"
     + _SQL_GAP
-    + r")(?=[^\s;,()]{1,80}@))"
+    + r")(?=['\"`][^'\"`\s]{1,80}['\"`]@|[\w$.-]{1,80}@(?:['\"`%]|localhost\b)))"
     + _SQL_ACCOUNT
     + _SQL_GAP
     + r"identified"
@@ -203,18 +209,24 @@ _SQL_PASSWORD_BEFORE = (
     + _SQL_ACCOUNT
     + r"(?:[ \t]{0,4}|"
     + _SQL_GAP
-    + r")=(?:[ \t]{0,4}password[ \t]{0,2}\()?)[ \t]{0,4}"
+    + r")=(?:[ \t]{0,4}password[ \t]{0,2}\()?)(?:[ \t]{0,4}|"
+    + _SQL_GAP
+    + r")"
 )
-# Oracle's password may stand unquoted (`CREATE USER scott IDENTIFIED BY tiger;`): a word
-# of letters, digits, `_`, `$` and `#` after `IDENTIFIED BY`, where the statement ends or one
-# of its clauses follows (prose's "identified by email addresses" goes on); not `BY PASSWORD`,
-# `BY RANDOM PASSWORD`, `BY VALUES`, nor a reference (`$PW`, `&pw`, `:pw`).
+# Oracle's password may stand unquoted (`CREATE USER app IDENTIFIED BY Tiger_2024;`): a word of
+# letters, digits, `_`, `$` and `#` after `IDENTIFIED BY` that holds a digit, one of `_$#` or a
+# capital after a small letter (prose's "identified by email" and "by Kerberos" hold none),
+# where the statement ends (`;`, a quote, the text's end) or one of its clauses follows, on the
+# line or the next (prose goes on); not `BY PASSWORD`, `BY RANDOM PASSWORD`, `BY VALUES`, nor a
+# reference (`$PW`, `&pw`, `:pw`).
+_ORACLE_CLAUSE = (
+    r"(?i:default|temporary|local|quota|profile|password|account|container|replace|enable|http)\b"
+)
 _SQL_UNQUOTED_PASSWORD = (
-    r"(?i:"
-    + _SQL_IDENTIFIED_BY
-    + r")[ \t]{1,4}(?P<secret>(?!(?i:password|random|values)\b)[A-Za-z][A-Za-z0-9_$#]{2,127})"
-    r"(?=[ \t]{0,4}(?:[;\"']|\\{1,3}[nr\"]|\r?\n|$)|[ \t]{1,4}"
-    r"(?i:default|temporary|quota|profile|password|account|container)\b)"
+    r"(?i:" + _SQL_IDENTIFIED_BY + r")[ \t]{1,4}(?P<secret>(?!(?i:password|random|values)\b)"
+    r"(?=[A-Za-z][A-Za-z0-9_$#]{0,126}(?:[0-9_$#]|(?<=[a-z])[A-Z]))[A-Za-z][A-Za-z0-9_$#]{2,127})"
+    r"(?=[ \t]{0,8}(?:[;\"']|(?:\\{1,3}[rn]){0,2}(?:\\{1,3}\"|$)|(?:\r?\n|\\{1,3}n)[ \t]{0,4}/)"
+    r"|(?:[ \t]{1,8}|" + _SQL_GAP + r")" + _ORACLE_CLAUSE + r")"
 )
 _QUOTED_ONLY = r"(?=[\"'])"
 # PostgreSQL's `CREATE USER app WITH LOGIN PASSWORD '…'`, `ALTER ROLE app PASSWORD '…'`: its
@@ -1225,8 +1237,9 @@ def build_rules() -> tuple[Rule, ...]:
         # WITH caching_sha2_password BY '…'`) and `SET PASSWORD FOR … = '…'` (`=
         # PASSWORD('…')` of old): a literal there is a password whatever it reads. A hash
         # stays (`BY PASSWORD '*…'`, Oracle's `BY VALUES '…'`, `AS '…'`), as do `BY RANDOM
-        # PASSWORD`, a bare value and prose's "the key identified by `name`". And PostgreSQL's
-        # literal after `PASSWORD` in the options of `CREATE`/`ALTER USER` or `ROLE`.
+        # PASSWORD` and prose's "the key identified by `name`". Oracle's unquoted password
+        # (`_SQL_UNQUOTED_PASSWORD`). And PostgreSQL's literal after `PASSWORD` in the options
+        # of `CREATE`/`ALTER USER` or `ROLE`.
         Rule(
             name="sql-password",
             pattern=lazy(_SQL_PASSWORD_BEFORE + _QUOTED_ONLY + quoted_value(6)),

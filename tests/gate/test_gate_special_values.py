@@ -1462,7 +1462,13 @@ _SQL_PASSWORDS = [
     ("ALTER USER USER() IDENTIFIED BY 'Xk9q#2Lm!Wp4z';", "Xk9q#2Lm!Wp4z"),
     ("SET PASSWORD FOR CURRENT_USER() = 'Xk9q#2Lm!Wp4z';", "Xk9q#2Lm!Wp4z"),
     # Oracle's unquoted password, where the statement ends or a clause follows it.
-    ("CREATE USER scott IDENTIFIED BY tiger;", "tiger"),
+    ("CREATE USER scott IDENTIFIED BY Tiger_2024;", "Tiger_2024"),
+    ("SQL> CREATE USER scott\n  2  IDENTIFIED BY Tiger_2024x;", "Tiger_2024x"),
+    ("ALTER USER scott IDENTIFIED BY Tiger_2024x REPLACE tiger;", "Tiger_2024x"),
+    ("ALTER USER system IDENTIFIED BY Oracle123\n/", "Oracle123"),
+    ("mysql> CREATE USER 'app'@'%'\n    -> IDENTIFIED BY 'Xk9q#2Lm!Wp4z';", "Xk9q#2Lm!Wp4z"),
+    ("CREATE USER app\n\tIDENTIFIED BY 'Xk9q#2Lm!Wp4z';", "Xk9q#2Lm!Wp4z"),
+    ("CREATE USER app IDENTIFIED BY\n  'Xk9q#2Lm!Wp4z';", "Xk9q#2Lm!Wp4z"),
     ("CREATE USER app IDENTIFIED BY Xq9_$mK#2z DEFAULT TABLESPACE users;", "Xq9_$mK#2z"),
     ("CREATE USER app\n  IDENTIFIED BY Xk9mQ2vLp8\n  QUOTA UNLIMITED ON users;", "Xk9mQ2vLp8"),
     ('sqlplus / as sysdba <<< "ALTER USER system IDENTIFIED BY Oracle123"', "Oracle123"),
@@ -1473,6 +1479,7 @@ _SQL_PASSWORDS = [
     "line",
     [
         "CREATE USER 'a'@'%' IDENTIFIED BY 'Zq8mW4vLp2rT', 'b'@'%' IDENTIFIED BY 'Xk9q#2Lm!Wp4z';",
+        "CREATE USER 'a'@'%' IDENTIFIED BY 'Zq8mW4vLp2rT', b@'10.%' IDENTIFIED BY 'Xk9q#2Lm!Wp4z';",
         "ALTER USER a@localhost IDENTIFIED BY 'Zq8mW4vLp2rT',\n  b@localhost IDENTIFIED WITH"
         " sha256_password BY 'Xk9q#2Lm!Wp4z';",
     ],
@@ -1538,6 +1545,13 @@ def test_a_password_in_sql_a_read_tool_numbered_goes_whole(form: str) -> None:
         "CREATE USER app IDENTIFIED BY $DB_PASS;",
         "CREATE USER app IDENTIFIED EXTERNALLY;",
         "create user accounts identified by email addresses",
+        # Wrapped prose, and an address after a quote and a comma.
+        "Administrators can create user accounts identified by username\nand password",
+        "You can create user accounts identified by Kerberos\nprincipals",
+        "alter user bob identified by something\nelse entirely",
+        "You can create user accounts identified by email;",
+        "Tags: 'alpha', bob@example.com identified by 'Robert Smith' in the log.",
+        "Signed: 'Team', jane@corp.com\nidentified by badge",
         # A statement ended before the next line: no account stands before `IDENTIFIED`.
         "CREATE USER app;\nIDENTIFIED BY 'Xk9q#2Lm!Wp4z' is what the manual shows next.",
         "the role admin has password 'required' set",
