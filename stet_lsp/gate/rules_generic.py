@@ -1066,6 +1066,11 @@ SECURE_STRINGS = (
 _GREP_LINE = GREP_LINE + "?"
 _NETRC_LINE = r"(?:\r?\n|\\n)" + _GREP_LINE + r"[+\-]?[ \t]{0,8}"
 _NETRC_SEP = r"(?:[ \t]{1,8}|[ \t]{0,8}" + _NETRC_LINE + r"(?:" + _NETRC_LINE + r")?)"
+# The password: quoted, or a token up to a blank (no shell reads the file: `&`, `;`, `|` and
+# a backquote are its characters, `n&9WVV8Ia%LE…`).
+_NETRC_VALUE = (
+    r"[\"']?(?P<secret>(?<=\")[^\"\r\n]{1,256}(?=\")|(?<=')[^'\r\n]{1,256}(?=')|[^\s\"'\\]{1,256})"
+)
 NETRC_PASSWORD = Rule(
     name="netrc-password",
     pattern=lazy(
@@ -1077,7 +1082,7 @@ NETRC_PASSWORD = Rule(
         + r"account[ \t]{1,4}[^\s\\]{1,256})?"
         + _NETRC_SEP
         + r"password[ \t]{1,4}"
-        + _FLAG_VALUE
+        + _NETRC_VALUE
     ),
     anchors=("machine",),
     reach=900,

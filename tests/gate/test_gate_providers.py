@@ -663,6 +663,16 @@ def test_netrc_passwords_on_one_line_or_several() -> None:
         _untouched_everywhere(text)
 
 
+@pytest.mark.parametrize("pw", ["n&9WVV8Ia%LEpqzNnr", "&L8D_*DjOx~DJZz73", "pF~O&vY4z-e;Zm2R|nz"])
+def test_netrc_passwords_keep_signs_a_shell_would_read(pw: str) -> None:
+    """No shell reads `.netrc`: `&`, `;` and `|` are the password's, which goes whole."""
+    for text in (
+        f"machine api.example.com login app password {pw}\n",
+        f"machine api.example.com\n  login app\n  password {pw}\n",
+    ):
+        redacted_everywhere(text, pw, "netrc-password", exact=True)
+
+
 def test_xml_elements_named_as_credentials() -> None:
     rng = random.Random("xml")
     pw = "Jr5" + gate_corpus.pick(rng, gate_corpus.ALNUM, 15)
