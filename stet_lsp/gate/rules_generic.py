@@ -1067,9 +1067,11 @@ _GREP_LINE = GREP_LINE + "?"
 _NETRC_LINE = r"(?:\r?\n|\\n)" + _GREP_LINE + r"[+\-]?[ \t]{0,8}"
 _NETRC_SEP = r"(?:[ \t]{1,8}|[ \t]{0,8}" + _NETRC_LINE + r"(?:" + _NETRC_LINE + r")?)"
 # The password: quoted, or a token up to a blank (no shell reads the file: `&`, `;`, `|` and
-# a backquote are its characters, `n&9WVV8Ia%LE…`).
+# a backquote are its characters, `n&9WVV8Ia%LE…`). A reference ends where a shell's operator
+# stands: the line is a shell's that writes the file (`echo … password $TOKEN&&chmod 600 …`).
 _NETRC_VALUE = (
-    r"[\"']?(?P<secret>(?<=\")[^\"\r\n]{1,256}(?=\")|(?<=')[^'\r\n]{1,256}(?=')|[^\s\"'\\]{1,256})"
+    r"[\"']?(?P<secret>(?<=\")[^\"\r\n]{1,256}(?=\")|(?<=')[^'\r\n]{1,256}(?=')"
+    r"|(?=[$%])[^\s\"'\\;|&`<>]{1,256}|[^\s\"'\\]{1,256})"
 )
 NETRC_PASSWORD = Rule(
     name="netrc-password",

@@ -673,6 +673,20 @@ def test_netrc_passwords_keep_signs_a_shell_would_read(pw: str) -> None:
         redacted_everywhere(text, pw, "netrc-password", exact=True)
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "echo machine github.com login x password $TOKEN&&chmod 600 ~/.netrc",
+        "echo machine h login u password $PW|tee ~/.netrc",
+        "echo machine h login u password $PW>>~/.netrc",
+        "machine h login u password %PW%&&echo done",
+    ],
+)
+def test_a_reference_a_shell_writes_to_netrc_ends_at_the_shells_operator(line: str) -> None:
+    """A shell writing the file: what follows the reference is its next command."""
+    _untouched_everywhere(line + "\n")
+
+
 def test_xml_elements_named_as_credentials() -> None:
     rng = random.Random("xml")
     pw = "Jr5" + gate_corpus.pick(rng, gate_corpus.ALNUM, 15)
