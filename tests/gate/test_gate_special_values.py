@@ -1609,3 +1609,25 @@ def test_a_default_nested_in_another_goes_alone(line: str, default: str, form: s
     redacted = _redacted(text, path)
     assert default not in redacted
     assert redacted == text.replace(default, _MARKER)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "PASSWORD_REGEX=${PASSWORD_REGEX:-^[A-Za-z0-9]{12,}$}",
+        "DB_PASSWORD=${DB_PASSWORD:-${POSTGRES_PASSWORD}}",
+        "PASSWORD=${PASSWORD:-$(openssl rand -hex 32)}",
+        "SECRET_KEY=${SECRET_KEY:-$(cat /run/secrets/key)}",
+        "GCP_SECRET_KEY=${GCP_SECRET_KEY:-$HOME/.config/gcloud/key.json}",
+        "PASSWORD=${PASSWORD:-${HOME}/.password}",
+        "PASSWORD=${PASSWORD:-${USER}_dev}",
+        "TOKEN=${TOKEN:-}",
+        "DB_URL=postgres://app:${DB_PASSWORD:-$PW}@db:5432/app",
+    ],
+)
+def test_references_regexes_and_paths_beside_an_expansions_code_stay(line: str) -> None:
+    """A regex's `{12,}` closes no expansion (its `}` ended the default read alone); a
+    reference, a command, a path after `$HOME` and a word after a reference hold no secret."""
+    for form in ("text", "tool_use", "tool_result_of_json"):
+        text, path = _written(line, form)
+        assert _redacted(text, path) == text
