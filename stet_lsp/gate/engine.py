@@ -115,6 +115,8 @@ _JTREG_TEST_PATH = re.compile(
 )
 _INDENT = re.compile(r"[ \t]{0,16}")
 _EXPANSION_NAME = re.compile(syntax.EXPANSION_NAME)
+_REFERENCE = re.compile(r"\$[{(A-Za-z_]")
+_TOKEN_LIKE = re.compile(r"[A-Za-z0-9][^\s/]*+\Z")
 # What ends a line after a value: a newline, raw, or in JSON text escaped or the string's end.
 _LINE_END = re.compile(r"[ \t]{0,16}\r?(?:\n|\Z)")
 _ESCAPED_LINE_END = re.compile(r"[ \t]{0,16}(?:\r?(?:\n|\Z)|(?:\\r)?\\n|\")")
@@ -264,7 +266,50 @@ def _expansion_operand(
             and _EXPANSION_NAME.fullmatch(text, key_start, key_end) is not None
         ):
             return start, "="
+    elif (
+        key_start >= 1
+        and text[key_start - 1] == "{"
+        and text.startswith(":-", start - 1)
+        and _EXPANSION_NAME.fullmatch(text, key_start, start - 1) is not None
+    ):
+        # `{API_KEY:-…}`, the `$` left out (`syntax.expansion_operand` reads it from the `{`);
+        # `:?`, `:+` and `:=` there may be code's (`{pwd:+x}`)
+        return start + 1, "-"
     return syntax.expansion_operand(text, start)
+
+
+def _closing(text: str, at: int, end: int, opening: str, closing: str) -> int:
+    """Where the bracket `closing` that matches an opened one closes, looking from `at` (just
+    after the opening) up to `end`; -1 when it does not close before."""
+    depth = 1
+    for position in range(at, end):
+        character = text[position]
+        if character == opening:
+            depth += 1
+        elif character == closing:
+            depth -= 1
+            if depth == 0:
+                return position
+    return -1
+
+
+def _past_references(text: str, start: int, end: int) -> int:
+    """Where the text at `start` holds no more shell references before `end`: past `${…}`,
+    `$(…)` and `$NAME` that a default starts with (`${PASSWORD:-${PREFIX}Xk9…}`,
+    `${PASSWORD:-$PREFIX-Xk9…}`); `end` when one does not close before it."""
+    while start < end and text[start] == "$":
+        if text.startswith("${", start) or text.startswith("$(", start):
+            opening = text[start + 1]
+            close = _closing(text, start + 2, end, opening, "}" if opening == "{" else ")")
+            if close < 0:
+                return end
+            start = close + 1
+            continue
+        name = _EXPANSION_NAME.match(text, start + 1, end)
+        if name is None:
+            return end  # `$'…'`, a lone `$`: no literal of its own
+        start = name.end()
+    return start
 
 
 def _innermost_default(text: str, start: int, end: int) -> int:
@@ -634,12 +679,22 @@ class RuleScanner:
         match = rule.pattern.match(text, start, offset + anchor_length + rule.reach)
         return match is not None and self._accept(priority, rule, match)
 
-    def _accept(self, priority: int, rule: Rule, match: re.Match[str]) -> bool:
+    def _accept(
+        self,
+        priority: int,
+        rule: Rule,
+        match: re.Match[str],
+        piece: tuple[int, int] | None = None,
+        shown: tuple[int, int] | None = None,
+    ) -> bool:
+        """Whether the match's value is a secret (its span then added); `piece`: a part of the
+        value read in a shell's expansion to judge instead (`_expansion_pieces`), `shown`: the
+        part that then goes, when not the one judged."""
         group = "secret" if "secret" in rule.pattern.groupindex else 0
-        start, end = match.span(group)
+        start, end = match.span(group) if piece is None else piece
         if start < 0:
             return False  # what the pattern reads only to skip (a Stet id in strict mode)
-        if rule.block is not None:
+        if rule.block is not None and piece is None:
             block_end = rule.block(self.text, match, rule.reach)
             if block_end is None:
                 return False
@@ -656,18 +711,36 @@ class RuleScanner:
             # `pwd=pwd=pwd=…`: the value is the assignment written again, whose own hit
             # judges what it assigns.
             return False
-        # A value that starts in a shell's parameter expansion (`${DB_PASSWORD:-Xk9…}`): after
-        # `:?` stands an error's message, after `:+` the text used when the variable is set
-        # (`${GITHUB_TOKEN:+--token=$GITHUB_TOKEN}`); a default (`:-`, `:=`, `-`, `=`) is
-        # judged as read, and goes without the code before it unless a rule that reads a
-        # default alone took it (`_defaults`).
-        operand = (
-            _expansion_operand(self.text, match.start("key"), match.end("key"), start)
-            if key is not None
-            else syntax.expansion_operand(self.text, start)
-        )
-        if operand is not None and operand[1] in "?+":
-            return False
+        # A value that starts in a shell's parameter expansion (`${DB_PASSWORD:-Xk9…}`): a
+        # literal default (`:-`, `:=`, `-`, `=`) is judged as read, and goes without the code
+        # before it unless a rule that reads a default alone took it (`_defaults`); else the
+        # literal parts the value holds are judged each alone (`_expansion_pieces`).
+        operand = None
+        if piece is None:
+            operand = (
+                _expansion_operand(self.text, match.start("key"), match.end("key"), start)
+                if key is not None
+                else syntax.expansion_operand(self.text, start)
+            )
+            read = None if operand is None else self._expansion_pieces(operand, end)
+            if read is not None:
+                code_end, pieces = read
+                # Each judged alone, or as the value read whole was (`${PW:?}x6Ts.MVyx.2XPS`, a
+                # dotted literal reads as a name alone), but for a path after `$HOME`.
+                found = False
+                for part in pieces:
+                    found |= self._accept(priority, rule, match, part) or (
+                        _TOKEN_LIKE.match(self.text, *part) is not None
+                        and self._accept(priority, rule, match, (start, end), part)
+                    )
+                # Where the value holds no literal, neither does the expansion's code for this
+                # rule's other hits in it (`${SECRET_KEY:=$(openssl …)}`); the text after its
+                # `}` may (`,password=…`). Those in a literal's expansion judge it as read from
+                # there (`-${OTHER}x6Ts.MVyx.2XPS}` from the `-` of `:-`).
+                if not pieces and code_end > self._covered_until.get(priority, -1):
+                    self._covered_until[priority] = code_end
+                    self._covered_from[priority] = start
+                return found
         # The credential's name the syntax around the value is read from: the key, or a name
         # a rule reads without a key's other checks (`password = options.password;`).
         named = "key" if key is not None else "name" if "name" in match.re.groupindex else None
@@ -730,19 +803,51 @@ class RuleScanner:
             return False
         if self.text.startswith(_ELLIPSES, end) and heuristics.is_placeholder(value + "..."):
             return False  # `API_KEY=sk-ant-...`: the rules' values stop before a final dot
+        if shown is not None:
+            self.spans.append(Span(*shown, rule.name, priority, rule.replacement, rule.prefix))
+            return True
         if operand is None:
             self.spans.append(Span(start, end, rule.name, priority, rule.replacement, rule.prefix))
         else:
             default = _innermost_default(self.text, operand[0], end)
-            # `${PW:-$OTHER}`, `-$(openssl rand …)`, `-$HOME/…`: the default is no literal
-            if default < end and self.text[default] not in "$}":
-                self._defaults.append(
-                    Span(default, end, rule.name, priority, rule.replacement, rule.prefix)
-                )
+            self._defaults.append(
+                Span(default, end, rule.name, priority, rule.replacement, rule.prefix)
+            )
         if end > self._covered_until.get(priority, -1):
             self._covered_until[priority] = end
             self._covered_from[priority] = start
         return True
+
+    def _expansion_pieces(
+        self, operand: tuple[int, str], end: int
+    ) -> tuple[int, list[tuple[int, int]]] | None:
+        """Where the code of the shell's expansion a value read up to `end` starts in ends
+        (past its `}`, or `end`; its operand at `operand`), and the parts of the value judged
+        alone; None where the default is a literal, judged with the value. No other default is
+        one (`${PW:-$OTHER}`, `-$(openssl rand …)`, `${PW:-}`), nor an error's message after
+        `:?`, nor the text after `:+` (`${GITHUB_TOKEN:+--token=$GITHUB_TOKEN}`); what a
+        default holds after the references it starts with is (`${PW:-${PREFIX}Xk9…}`,
+        `-$PREFIX-Xk9…`, without the join's `-`), and so is what the value runs on to past the
+        expansion's `}`, glued to it (`${PW:?}k2Jd…`). The text after a `}` that no literal
+        follows (`${PW:-$X},password=…`) is left to the rules' hits in it."""
+        text = self.text
+        close = _closing(text, operand[0], end, "{", "}")
+        limit = end if close < 0 else close
+        pieces = []
+        if operand[1] not in "?+":
+            default = _innermost_default(text, operand[0], end)
+            if default < end and text[default] not in "$}":
+                return None
+            literal = _past_references(text, default, limit)
+            reference = _REFERENCE.search(text, literal, limit)
+            stop = limit if reference is None else reference.start()
+            while literal < stop and text[literal] in "-_:":
+                literal += 1
+            if literal < stop and text[literal] != "/":  # `${HOME}/.password`: a path
+                pieces.append((literal, stop))
+        if 0 <= close < end - 1 and (text[close + 1].isalnum() or text[close + 1] in "+!#%*^~"):
+            pieces.append((close + 1, end))  # not `/path`, `@host`, `,password=…`
+        return (end if close < 0 else close + 1), pieces
 
     def _is_verdict(self, match: re.Match[str], start: int, end: int) -> bool:
         """Whether the value at `start:end` is the test's name on a verdict line of a test log

@@ -1611,6 +1611,39 @@ def test_a_default_nested_in_another_goes_alone(line: str, default: str, form: s
     assert redacted == text.replace(default, _MARKER)
 
 
+def _marked(redacted: str) -> str:
+    """The text with each marker, of whichever rule, as `<>`."""
+    return re.sub(r"\[REDACTED:[a-z0-9-]+#[0-9]+\]", "<>", redacted)
+
+
+@pytest.mark.parametrize(
+    ("line", "secret"),
+    [
+        # A default's literal after the references it starts with.
+        ("PASSWORD=${PASSWORD:-${OTHER}Xk9mQ2vLp8rT4wZ}", "Xk9mQ2vLp8rT4wZ"),
+        ("PASSWORD=${PASSWORD:-$PREFIX-Xk9mQ2vLp8rT4wZ}", "Xk9mQ2vLp8rT4wZ"),
+        (
+            'export DB_PASSWORD="${DB_PASSWORD:-${ENV}_x6Tsvb.MVyxuD.2XPSqo}"',
+            "x6Tsvb.MVyxuD.2XPSqo",
+        ),
+        ('PGPASSWORD="${DB_PASS:-${PREFIX}k2JdQm7zP4vLx9}"', "k2JdQm7zP4vLx9"),
+        # The value's text past an expansion that holds no literal default.
+        ("PASSWORD=${PASSWORD:-$X},password=Xk9mQ2vLp8rT4wZ", "Xk9mQ2vLp8rT4wZ"),
+        ("PASSWORD=${PASSWORD:?}k2JdQm7zP4vLx9", "k2JdQm7zP4vLx9"),
+        ("API_TOKEN=${API_TOKEN:+x}+WD#whInF~DEb", "+WD#whInF~DEb"),
+        ("SECRET_KEY=${SECRET_KEY:-$X}fVckT_LJSby_hfhbZ", "fVckT_LJSby_hfhbZ"),
+        # `{…}` without its `$`: the default alone, without the `-` of `:-`.
+        ("API_KEY={API_KEY:-sqRKx9mQ2vLp8rT4wZ}", "sqRKx9mQ2vLp8rT4wZ"),
+    ],
+)
+@pytest.mark.parametrize("form", ["text", "tool_use", "tool_result_of_json"])
+def test_a_literal_beside_an_expansions_code_goes_alone(line: str, secret: str, form: str) -> None:
+    """Such literals stayed in clear, or went with the `-` of `:-`: the value read from the
+    expansion was left out whole where its default started with `$` or was no default."""
+    text, path = _written(line, form)
+    assert _marked(_redacted(text, path)) == text.replace(secret, "<>")
+
+
 @pytest.mark.parametrize(
     "line",
     [
