@@ -117,6 +117,7 @@ _INDENT = re.compile(r"[ \t]{0,16}")
 _EXPANSION_NAME = re.compile(syntax.EXPANSION_NAME)
 _REFERENCE = re.compile(r"\$[{(A-Za-z_]")
 _TOKEN_LIKE = re.compile(r"[A-Za-z0-9][^\s/]*+\Z")
+_BRACKETS = {"{": re.compile(r"[{}]"), "(": re.compile(r"[()]")}
 # What ends a line after a value: a newline, raw, or in JSON text escaped or the string's end.
 _LINE_END = re.compile(r"[ \t]{0,16}\r?(?:\n|\Z)")
 _ESCAPED_LINE_END = re.compile(r"[ \t]{0,16}(?:\r?(?:\n|\Z)|(?:\\r)?\\n|\")")
@@ -278,18 +279,17 @@ def _expansion_operand(
     return syntax.expansion_operand(text, start)
 
 
-def _closing(text: str, at: int, end: int, opening: str, closing: str) -> int:
-    """Where the bracket `closing` that matches an opened one closes, looking from `at` (just
-    after the opening) up to `end`; -1 when it does not close before."""
+def _closing(text: str, at: int, end: int, opening: str) -> int:
+    """Where the bracket that matches an `opening` one (`{`, `(`) closes, looking from `at`
+    (just after it) up to `end`; -1 when it does not close before."""
     depth = 1
-    for position in range(at, end):
-        character = text[position]
-        if character == opening:
+    for bracket in _BRACKETS[opening].finditer(text, at, end):
+        if bracket.group() == opening:
             depth += 1
-        elif character == closing:
+        else:
             depth -= 1
             if depth == 0:
-                return position
+                return bracket.start()
     return -1
 
 
@@ -300,7 +300,7 @@ def _past_references(text: str, start: int, end: int) -> int:
     while start < end and text[start] == "$":
         if text.startswith("${", start) or text.startswith("$(", start):
             opening = text[start + 1]
-            close = _closing(text, start + 2, end, opening, "}" if opening == "{" else ")")
+            close = _closing(text, start + 2, end, opening)
             if close < 0:
                 return end
             start = close + 1
@@ -831,7 +831,7 @@ class RuleScanner:
         expansion's `}`, glued to it (`${PW:?}k2Jd…`). The text after a `}` that no literal
         follows (`${PW:-$X},password=…`) is left to the rules' hits in it."""
         text = self.text
-        close = _closing(text, operand[0], end, "{", "}")
+        close = _closing(text, operand[0], end, "{")
         limit = end if close < 0 else close
         pieces = []
         if operand[1] not in "?+":
