@@ -116,7 +116,9 @@ _JTREG_TEST_PATH = re.compile(
 _INDENT = re.compile(r"[ \t]{0,16}")
 _EXPANSION_NAME = re.compile(syntax.EXPANSION_NAME)
 _REFERENCE = re.compile(r"\$[{(A-Za-z_]")
-_TOKEN_LIKE = re.compile(r"[A-Za-z0-9][^\s/]*+\Z")
+# A literal beside an expansion's code that may be judged as the value read whole was: eight
+# characters or more, no blank or `/`, a lower-case letter and a digit or a capital.
+_TOKEN_LIKE = re.compile(r"(?=[^\s/]*[a-z])(?=[^\s/]*[A-Z0-9])[A-Za-z0-9][^\s/]{7,}+\Z")
 _BRACKETS = {"{": re.compile(r"[{}]"), "(": re.compile(r"[()]")}
 # What ends a line after a value: a newline, raw, or in JSON text escaped or the string's end.
 _LINE_END = re.compile(r"[ \t]{0,16}\r?(?:\n|\Z)")
@@ -725,8 +727,9 @@ class RuleScanner:
             read = None if operand is None else self._expansion_pieces(operand, end)
             if read is not None:
                 code_end, pieces = read
-                # Each judged alone, or as the value read whole was (`${PW:?}x6Ts.MVyx.2XPS`, a
-                # dotted literal reads as a name alone), but for a path after `$HOME`.
+                # Each judged alone, or as the value read whole was if it reads as a token
+                # (`${PW:?}x6Ts.MVyx.2XPS`, a dotted literal reads as a name alone; not a path
+                # after `$HOME` nor a word, `$USER-secret`).
                 found = False
                 for part in pieces:
                     found |= self._accept(priority, rule, match, part) or (
