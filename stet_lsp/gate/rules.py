@@ -608,13 +608,12 @@ LOOKUP_DEFAULT = Rule(
 # compose file, `{PASSWORD:-'…'}` without its `$`) or as the default of a variable that names
 # one (`${API_TOKEN:=…}`, whatever it is assigned to): the literal alone, quoted or bare up to
 # the `}` that closes the expansion, never the code before it. A bare default holds no
-# expansion or command of its own (`${PASSWORD:-$OTHER}`, `${A:-${B}}`), nor a brace: the `}`
-# after `{12,` closes no expansion (`${PASSWORD_REGEX:-^[A-Za-z0-9]{12,}$}`).
+# expansion or command of its own (`${PASSWORD:-$OTHER}`, `${A:-${B}}`).
 _DEFAULT_AFTER_OPERATOR = (
     r"(?:" + _OPENING_QUOTE + r")?(?P<secret>"
     r"(?<=\")(?:[^\"\\\r\n]|\\[^\r\n]){6,400}+(?=\"\})"
     r"|(?<=')[^'\r\n]{6,400}+(?='\})"
-    r"|(?<=[-=])(?!\$)(?:(?!\$[{(])[^\s{}\"'`\\]){6,400}+(?=\})"
+    r"|(?<=[-=])(?!\$)(?:(?!\$[{(])[^\s}\"'`\\]){6,400}+(?=\})"
     r")"
 )
 _EXPANSION_DEFAULT = syntax.EXPANSION_OPERATOR + _DEFAULT_AFTER_OPERATOR
