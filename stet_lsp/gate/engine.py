@@ -725,7 +725,7 @@ class RuleScanner:
                 else syntax.expansion_operand(self.text, start)
             )
             read = None if operand is None else self._expansion_pieces(operand, end)
-            if read is not None:
+            if read is not None and operand is not None:
                 code_end, pieces = read
                 # Each judged alone, or as the value read whole was if it reads as a token
                 # (`${PW:?}x6Ts.MVyx.2XPS`, a dotted literal reads as a name alone; not a path
@@ -739,8 +739,15 @@ class RuleScanner:
                 # Where the value holds no literal, neither does the expansion's code for this
                 # rule's other hits in it (`${SECRET_KEY:=$(openssl …)}`); the text after its
                 # `}` may (`,password=…`). Those in a literal's expansion judge it as read from
-                # there (`-${OTHER}x6Ts.MVyx.2XPS}` from the `-` of `:-`).
-                if not pieces and code_end > self._covered_until.get(priority, -1):
+                # there (`-${OTHER}x6Ts.MVyx.2XPS}` from the `-` of `:-`). A value that stops at
+                # the (innermost) operator read none of the default: a quote may open it past the
+                # value (`${api_key:="Xk9…"` with no `}`, `${A:-${api_key="Xk9…" }}`), for the
+                # name's own hit to judge.
+                if (
+                    not pieces
+                    and _innermost_default(self.text, operand[0], end) < end
+                    and code_end > self._covered_until.get(priority, -1)
+                ):
                     self._covered_until[priority] = code_end
                     self._covered_from[priority] = start
                 return found
@@ -849,7 +856,9 @@ class RuleScanner:
             if literal < stop and text[literal] != "/":  # `${HOME}/.password`: a path
                 pieces.append((literal, stop))
         if 0 <= close < end - 1 and (text[close + 1].isalnum() or text[close + 1] in "+!#%*^~"):
-            pieces.append((close + 1, end))  # not `/path`, `@host`, `,password=…`
+            # Not `/path`, `@host`, `,password=…`; up to a reference (`…Xk9${SUFFIX}`).
+            reference = _REFERENCE.search(text, close + 1, end)
+            pieces.append((close + 1, end if reference is None else reference.start()))
         return (end if close < 0 else close + 1), pieces
 
     def _is_verdict(self, match: re.Match[str], start: int, end: int) -> bool:

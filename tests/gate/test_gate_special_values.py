@@ -1665,3 +1665,25 @@ def test_references_and_paths_beside_an_expansions_code_stay(line: str) -> None:
     for form in ("text", "tool_use", "tool_result_of_json"):
         text, path = _written(line, form)
         assert _redacted(text, path) == text
+
+
+@pytest.mark.parametrize(
+    ("line", "secret"),
+    [
+        # A quoted default no `}` closes right after: the name's own hit reads it.
+        ('api_key=${api_key:="Xk9mQ2vLp8rT4wZ"', "Xk9mQ2vLp8rT4wZ"),
+        ("API_TOKEN: ${API_TOKEN:='AUaAw4P#@iYQMVzk' }", "AUaAw4P#@iYQMVzk"),
+        ('authToken=${API_TOKEN:-${authToken="Summer9518!zz" }}', "Summer9518!zz"),
+        # A password holding a brace: read up to the first `}`.
+        ("PASSWORD=${PASSWORD:-Xk9{mQ2vLp8rT4wZ}", "Xk9{mQ2vLp8rT4wZ"),
+        # Text glued after the `}` ends at a reference.
+        ("PASSWORD=${PASSWORD:?}Xk9mQ2vLp8rT4wZ${SUFFIX}", "Xk9mQ2vLp8rT4wZ"),
+        ("PASSWORD=${PASSWORD:?}Xk9mQ2vLp8rT4wZ$SUFFIX", "Xk9mQ2vLp8rT4wZ"),
+    ],
+)
+@pytest.mark.parametrize("form", ["text", "tool_use", "tool_result_of_json"])
+def test_a_default_past_the_value_read_or_holding_a_brace_goes(
+    line: str, secret: str, form: str
+) -> None:
+    text, path = _written(line, form)
+    assert _marked(_redacted(text, path)) == text.replace(secret, "<>")
