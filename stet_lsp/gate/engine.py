@@ -309,7 +309,7 @@ def _past_references(text: str, start: int, end: int) -> int:
             continue
         name = _EXPANSION_NAME.match(text, start + 1, end)
         if name is None:
-            return end  # `$'…'`, a lone `$`: no literal of its own
+            return end  # `$'…'`, a lone `$`, `$1`, `$@`: the reading ends (no literal read)
         start = name.end()
     return start
 
