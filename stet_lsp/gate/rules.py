@@ -177,7 +177,8 @@ def _password_value(value: str, strict: bool, word_of_few_letters: bool = True) 
 # quote opens the literal (a backquote names an identifier).
 _SQL_ACCOUNT = r"(?:(?:current_)?user\(\)|[^\s;,()]{1,160})"
 _SQL_USER_STATEMENT = r"\b(?:create|alter)[ \t]{1,4}"
-# Blanks after the account, where a statement is often broken over lines (`CREATE USER app` and
+# Blanks between a statement's words after the account (before and after `IDENTIFIED`, `WITH
+# plugin`, `BY`, `=`), where a statement is often broken over lines (`CREATE USER app` and
 # `  IDENTIFIED BY '…'` below it): the break raw, or escaped once or twice in a transcript.
 # Blanks after a break may be escaped tabs; a client's prompt may continue the line (mysql's
 # `->`, SQL*Plus's line number).
