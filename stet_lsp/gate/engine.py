@@ -724,8 +724,7 @@ class RuleScanner:
                 if key is not None
                 else syntax.expansion_operand(self.text, start)
             )
-            read = None if operand is None else self._expansion_pieces(operand, end)
-            if read is not None and operand is not None:
+            if operand is not None and (read := self._expansion_pieces(operand, end)):
                 code_end, pieces = read
                 # Each judged alone, or as the value read whole was if it reads as a token
                 # (`${PW:?}x6Ts.MVyx.2XPS`, a dotted literal reads as a name alone; not a path
