@@ -354,6 +354,67 @@ def is_metadata_key(key: str) -> bool:
     )
 
 
+# A name a drawn UUID is a credential under (`holds_a_credential_uuid`): a password's, an API
+# key's, a secret's; an environment's upper-case name ending in `_TOKEN`, `_KEY`, `_SECRET`
+# or `_PASSWORD` (`SNYK_TOKEN`, `HEROKU_API_KEY`), unless what comes before says the token or
+# key is none (`NEXT_PAGE_TOKEN`, `IDEMPOTENCY_KEY`); a token named for access in any case
+# (`access_token`, `refreshToken`: an OAuth server's UUID tokens). Other names keep their
+# UUIDs: ids (`secret_id`, `api_key_id`: metadata), and tokens in lower or camel case
+# (`token`, `pageToken`, `next_page_token`, `client_token`), which are cursors, idempotency
+# and invitation tokens far more often than credentials.
+_UUID_PASSWORD_PARTS = frozenset(("pwd", "pass"))
+_UUID_PASSWORD_ENDINGS = ("password", "passwd", "passphrase")
+_UUID_ENV_ENDINGS = frozenset(("token", "key", "secret", "password"))
+_UUID_ACCESS_TOKENS = frozenset(("access", "refresh", "auth", "api", "bearer"))
+_NOT_A_CREDENTIAL = frozenset(
+    (
+        "page",
+        "next",
+        "continuation",
+        "cursor",
+        "resume",
+        "idempotency",
+        "dedup",
+        "deduplication",
+        "client",
+        "sync",
+        "cancellation",
+        "request",
+        "correlation",
+        "trace",
+        "cache",
+        "partition",
+        "sort",
+        "primary",
+        "foreign",
+        "routing",
+    )
+)
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+
+
+def holds_a_credential_uuid(key: str) -> bool:
+    """Whether a UUID assigned to `key` is a credential: `password`, `DB_PASS`, `PGPASSWORD`,
+    `api_key`, `x-api-key`, `client_secret`, `SECRET_KEY`, `aws_secret_access_key`,
+    `SNYK_TOKEN`, `access_token` (see `_NOT_A_CREDENTIAL` and the names before it)."""
+    parts = _KEY_PARTS.split(_CAMEL_BOUNDARY.sub(r"\1_\2", key).lower().strip("_.-"))
+    last = parts[-1]
+    before = parts[-2] if len(parts) > 1 else ""
+    if last in _UUID_PASSWORD_PARTS or last.endswith(_UUID_PASSWORD_ENDINGS):
+        return True
+    if last.endswith("apikey") or (before, last) == ("api", "key"):
+        return True
+    if last.endswith(("secret", "secretkey")) or (last == "key" and "secret" in parts):
+        return True
+    if last == "token" and before in _UUID_ACCESS_TOKENS:
+        return True
+    return (
+        last in _UUID_ENV_ENDINGS
+        and _ENV_NAME.fullmatch(key) is not None
+        and before not in _NOT_A_CREDENTIAL
+    )
+
+
 class RuleScanner:
     """Runs one rule set over one text; holds the per-scan state."""
 
@@ -1087,6 +1148,9 @@ class RuleScanner:
             return True
         if rule.check is None or rule.check(value, self.strict):
             return True
+        if key is not None and heuristics.is_drawn_uuid(value) and holds_a_credential_uuid(key):
+            return True  # `HEROKU_API_KEY=3f2a…`, `password: <uuidgen's>`: the checks take
+            # a UUID for an id
         if bare and rule.written_passwords and heuristics.is_written_password(key or "", value):
             return True
         return literal and heuristics.looks_like_env_literal(value)

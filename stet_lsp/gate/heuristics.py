@@ -414,6 +414,48 @@ def is_hash_or_uuid(value: str) -> bool:
     return len(value) in (7, 8, 12, 40, 64) and _HEX.fullmatch(value) is not None
 
 
+# UUIDs that documentation shows (RFC 4122's and RFC 9562's, Python's, Java's examples, the
+# name-based namespaces), never a credential someone drew.
+_EXAMPLE_UUIDS = frozenset(
+    (
+        "123e4567-e89b-12d3-a456-426614174000",
+        "123e4567-e89b-12d3-a456-426655440000",
+        "550e8400-e29b-41d4-a716-446655440000",
+        "f47ac10b-58cc-4372-a567-0e02b2c3d479",
+        "6ba7b810-9dad-11d1-80b4-00c04fd430c8",
+        "6ba7b811-9dad-11d1-80b4-00c04fd430c8",
+        "6ba7b812-9dad-11d1-80b4-00c04fd430c8",
+        "6ba7b814-9dad-11d1-80b4-00c04fd430c8",
+    )
+)
+# Six hex digits in order, up or down (`123456`, `789abc`, `fedcba`): typed by hand. A drawn
+# UUID holds such a run about once in 30,000.
+_HEX_DIGITS = "0123456789abcdef"
+_DIGITS_IN_ORDER = re.compile(
+    "|".join(
+        run
+        for start in range(len(_HEX_DIGITS) - 5)
+        for run in (_HEX_DIGITS[start : start + 6], _HEX_DIGITS[start : start + 6][::-1])
+    )
+)
+
+
+def is_drawn_uuid(value: str) -> bool:
+    """A UUID as a generator draws one (`uuidgen`, `uuid.uuid4()`), either case: not the nil
+    or max UUID, nor one of few distinct digits (`11111111-2222-…`, `deadbeef-dead-…`), nor
+    one typed in order (`12345678-1234-…`, `a1b2c3d4-e5f6-7890-abcd-ef12…`), nor an example
+    documentation shows. Fewer than eight distinct digits of 32 drawn: about once in 10^7."""
+    if _UUID.fullmatch(value) is None:
+        return False
+    lowered = value.lower()
+    digits = lowered.replace("-", "")
+    return (
+        lowered not in _EXAMPLE_UUIDS
+        and len(set(digits)) >= 8
+        and _DIGITS_IN_ORDER.search(digits) is None
+    )
+
+
 # Character classes of a value: ASCII values (nearly all) are tested in C, a scan per class.
 _ASCII_LOWER = re.compile(r"[a-z]")
 _ASCII_UPPER = re.compile(r"[A-Z]")

@@ -1,0 +1,178 @@
+"""A UUID is an id almost everywhere a transcript holds one, but a credential under a name
+that says password, API key or secret (Heroku's and Snyk's keys, many services' keys, a
+password `uuidgen` made): redacted there, raw and in a transcript's JSON; ids, tokens that are
+no credential, and placeholders stay."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from stet_lsp.gate import ResultCache, redact_text
+from stet_lsp.gate.engine import holds_a_credential_uuid
+from stet_lsp.gate.heuristics import is_drawn_uuid
+
+UUID = "3f2a9c4e-7b1d-4e8a-9c2f-5d6e7f8a9b0c"
+
+
+def _redacted(text: str, path: str = "notes.txt") -> str:
+    return redact_text(text, path=path, cache=ResultCache()).text
+
+
+def _in_a_tool_call(text: str) -> str:
+    record = {"type": "tool_use", "input": {"command": text}}
+    redacted = _redacted(json.dumps(record) + "\n", "events.jsonl")
+    json.loads(redacted)
+    return redacted
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "POSTGRES_PASSWORD={U}",
+        'export DB_PASSWORD="{U}"',
+        "docker run -e MYSQL_ROOT_PASSWORD={U} -d mysql:8",
+        "PGPASSWORD={U} psql -h db -U app app",
+        "ACME_API_KEY={U}",
+        "ACME_TOKEN={U}",
+        "ACME_SECRET={U}",
+        "FROM alpine\nENV DB_PASSWORD {U}",
+        "database:\n  host: db\n  password: {U}\n  user: app",
+        "pass: {U}",
+        "api_key: '{U}'",
+        "client_secret: {U}",
+        "[client]\nuser = app\npassword = {U}",
+        "[default]\naws_secret_access_key = {U}",
+        "db.user=app\ndb.password={U}",
+        'DbPwd = "{U}"',
+        '{{"db": {{"user": "app", "password": "{U}"}}}}',
+        '{{"apiKey": "{U}"}}',
+        '{{"secretKey": "{U}"}}',
+        '{{"access_token": "{U}", "token_type": "bearer", "expires_in": 43199}}',
+        'conn = psycopg2.connect(host="db", user="app", password="{U}")',
+        "SECRET_KEY = '{U}'",
+        "mytool login --password {U} --user app",
+        "mytool deploy --api-key {U}",
+        "x-api-key: {U}",
+        "2024-05-01 12:00:01 INFO connect password={U} user=app",
+        "postgres://app:{U}@db.internal:5432/app",
+    ],
+)
+@pytest.mark.parametrize("case", ["lower", "upper"])
+def test_a_uuid_under_a_credentials_name_is_redacted(template: str, case: str) -> None:
+    value = UUID if case == "lower" else UUID.upper()
+    text = template.format(U=value)
+    assert value not in _redacted(text + "\n")
+    assert value not in _in_a_tool_call(text)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        # ids, and names about a credential
+        "secret_id",
+        "secretId",
+        "secret_name",
+        "api_key_id",
+        "key_id",
+        "token_id",
+        "password_reset_id",
+        "client_id",
+        "tenant_id",
+        "subscription_id",
+        "session_id",
+        "request_id",
+        "uuid",
+        "parentUuid",
+        "toolUseID",
+        "x-request-id",
+        # tokens that are no credential
+        "next_page_token",
+        "pageToken",
+        "nextToken",
+        "continuation_token",
+        "idempotency_token",
+        "client_token",
+        "sync_token",
+        "cancellation_token",
+        "token",
+        "NEXT_PAGE_TOKEN",
+        "IDEMPOTENCY_KEY",
+    ],
+)
+@pytest.mark.parametrize("form", ["{name}={U}", "{name}: {U}", '{{"{name}": "{U}"}}'])
+def test_a_uuid_under_other_names_stays(name: str, form: str) -> None:
+    text = form.format(name=name, U=UUID) + "\n"
+    assert _redacted(text) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "metadata:\n  name: db\n  namespace: prod\n  uid: 3f2a9c4e-7b1d-4e8a-9c2f-5d6e7f8a9b0c\n",
+        '{"parentUuid": "3f2a9c4e-7b1d-4e8a-9c2f-5d6e7f8a9b0c", "sessionId": '
+        '"9b1c2d3e-4f5a-4b6c-8d7e-0f1a2b3c4d5e", "toolUseID": "toolu_01Xk9"}\n',
+        "X-Request-Id: 3f2a9c4e-7b1d-4e8a-9c2f-5d6e7f8a9b0c\n",
+    ],
+)
+def test_ids_in_records_and_manifests_stay(text: str) -> None:
+    assert _redacted(text) == text
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "00000000-0000-0000-0000-000000000000",
+        "ffffffff-ffff-ffff-ffff-ffffffffffff",
+        "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF",
+        "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx",
+        "12345678-1234-1234-1234-123456789012",
+        "a1b2c3d4-e5f6-7890-abcd-ef1234567890",
+        "11111111-2222-3333-4444-555555555555",
+        "deadbeef-dead-beef-dead-beefdeadbeef",
+        "123e4567-e89b-12d3-a456-426614174000",
+        "550e8400-e29b-41d4-a716-446655440000",
+    ],
+)
+@pytest.mark.parametrize("form", ["DB_PASSWORD={v}", "password: {v}", '{{"apiKey": "{v}"}}'])
+def test_a_placeholder_uuid_under_a_credentials_name_stays(value: str, form: str) -> None:
+    text = form.format(v=value) + "\n"
+    assert _redacted(text) == text
+    assert not is_drawn_uuid(value)
+
+
+def test_drawn_uuids_are_told_from_typed_ones() -> None:
+    assert is_drawn_uuid(UUID)
+    assert is_drawn_uuid(UUID.upper())
+    assert is_drawn_uuid("f81d4fae-7dec-11d0-a765-00a0c91e6bf6")  # a time-based one
+    assert not is_drawn_uuid(UUID + "0")
+    assert not is_drawn_uuid("{" + UUID + "}")
+
+
+@pytest.mark.parametrize(
+    ("key", "credential"),
+    [
+        ("password", True),
+        ("DB_PASS", True),
+        ("PGPASSWORD", True),
+        ("adminPwd", True),
+        ("x-api-key", True),
+        ("HEROKU_APIKEY", True),
+        ("clientSecret", True),
+        ("aws_secret_access_key", True),
+        ("SNYK_TOKEN", True),
+        ("LICENSE_KEY", True),
+        ("refreshToken", True),
+        ("bypass", False),
+        ("token", False),
+        ("api_token", True),
+        ("auth_token", True),
+        ("github_token", False),
+        ("primary_key", False),
+        ("CLIENT_TOKEN", False),
+        ("key", False),
+    ],
+)
+def test_names_a_uuid_is_a_credential_under(key: str, credential: bool) -> None:
+    assert holds_a_credential_uuid(key) is credential
