@@ -99,6 +99,13 @@ def test_a_uuid_under_a_credentials_name_is_redacted(template: str, case: str) -
         "token",
         "NEXT_PAGE_TOKEN",
         "IDEMPOTENCY_KEY",
+        "PARTITION_KEY",
+        "SORT_KEY",
+        "S3_OBJECT_KEY",
+        # an AWS API's tokens, in its JSON
+        "ChangeToken",
+        "ClientRequestToken",
+        "LifecycleActionToken",
     ],
 )
 @pytest.mark.parametrize("form", ["{name}={U}", "{name}: {U}", '{{"{name}": "{U}"}}'])
