@@ -13,7 +13,7 @@ from stet_lsp.gate import ResultCache, redact_text
 from stet_lsp.gate.engine import holds_a_credential_uuid
 from stet_lsp.gate.heuristics import is_drawn_uuid
 
-UUID = "3f2a9c4e-7b1d-4e8a-9c2f-5d6e7f8a9b0c"
+UUID = "9e9f6717-4a88-4e0e-8aca-809e5a0e1573"  # uuid.uuid4()'s
 
 
 def _redacted(text: str, path: str = "notes.txt") -> str:
@@ -152,7 +152,7 @@ def test_a_placeholder_uuid_under_a_credentials_name_stays(value: str, form: str
 def test_drawn_uuids_are_told_from_typed_ones() -> None:
     assert is_drawn_uuid(UUID)
     assert is_drawn_uuid(UUID.upper())
-    assert is_drawn_uuid("f81d4fae-7dec-11d0-a765-00a0c91e6bf6")  # a time-based one
+    assert is_drawn_uuid("c9a2e0f4-3b71-11ef-9a4d-0242ac120002")  # a time-based one
     assert not is_drawn_uuid(UUID + "0")
     assert not is_drawn_uuid("{" + UUID + "}")
 
@@ -183,3 +183,154 @@ def test_drawn_uuids_are_told_from_typed_ones() -> None:
 )
 def test_names_a_uuid_is_a_credential_under(key: str, credential: bool) -> None:
     assert holds_a_credential_uuid(key) is credential
+
+
+# What an upper-case name ending in `_KEY` holds when the word before names no credential: a
+# record's, a tenant's, an object's, a flag's id, a KMS key's id, a public site key.
+_ID_KEYS = [
+    "KMS_KEY",
+    "AWS_KMS_KEY",
+    "SSE_KMS_KEY",
+    "KMS_ENCRYPTION_KEY",
+    "TENANT_KEY",
+    "PROJECT_KEY",
+    "INSTANCE_KEY",
+    "ENTITY_KEY",
+    "RECORD_KEY",
+    "USER_KEY",
+    "ACCOUNT_KEY",
+    "EVENT_KEY",
+    "MESSAGE_KEY",
+    "LOCK_KEY",
+    "LOOKUP_KEY",
+    "MAP_KEY",
+    "SURROGATE_KEY",
+    "NATURAL_KEY",
+    "UNIQUE_KEY",
+    "BUSINESS_KEY",
+    "S3_KEY",
+    "FILE_KEY",
+    "ASSET_KEY",
+    "IMAGE_KEY",
+    "STORAGE_KEY",
+    "RESOURCE_KEY",
+    "BUCKET_KEY",
+    "OBJECT_STORE_KEY",
+    "DEDUPE_KEY",
+    "IDEMPOTENT_KEY",
+    "FEATURE_FLAG_KEY",
+    "EXPERIMENT_KEY",
+    "TRACKING_KEY",
+    "JOB_KEY",
+    "TASK_KEY",
+    "RUN_KEY",
+    "SITE_KEY",
+    "HCAPTCHA_SITE_KEY",
+    "REACT_APP_SITE_KEY",
+    # tokens a device, a push service, a form or a mailed link holds
+    "DEVICE_TOKEN",
+    "PUSH_TOKEN",
+    "FCM_TOKEN",
+    "APNS_TOKEN",
+    "REGISTRATION_TOKEN",
+    "CSRF_TOKEN",
+    "XSRF_TOKEN",
+    "INVITE_TOKEN",
+    "INVITATION_TOKEN",
+    "RESET_TOKEN",
+    "VERIFICATION_TOKEN",
+    "CONFIRMATION_TOKEN",
+    "UNSUBSCRIBE_TOKEN",
+    "STATE_TOKEN",
+]
+
+
+@pytest.mark.parametrize("name", _ID_KEYS)
+@pytest.mark.parametrize(
+    "form",
+    ["{name}={U}", "{name}: {U}", '{{"{name}": "{U}"}}', 'const {name} = "{U}";'],
+)
+def test_an_upper_case_name_for_an_id_keeps_its_uuid(name: str, form: str) -> None:
+    text = form.format(name=name, U=UUID) + "\n"
+    assert _redacted(text) == text
+
+
+def test_an_id_under_a_key_name_stays_where_it_repeats() -> None:
+    text = (
+        f"TENANT_KEY={UUID}\n"
+        f"GET https://api.example.com/tenants/{UUID}/users\n"
+        f'{{"tenantId": "{UUID}"}}\n'
+    )
+    assert _redacted(text) == text
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "LICENSE_KEY",
+        "MASTER_KEY",
+        "ENCRYPTION_KEY",
+        "SIGNING_KEY",
+        "PRIVATE_KEY",
+        "ACCESS_KEY",
+        "AUTH_KEY",
+        "APP_KEY",
+        "SERVICE_KEY",
+        "ADMIN_KEY",
+        "DEPLOY_KEY",
+        "ACME_API_KEY",
+        "ACME_SECRET_KEY",
+        "ACME_TOKEN",
+        "SESSION_TOKEN",
+        "BEARER_TOKEN",
+    ],
+)
+@pytest.mark.parametrize("form", ["{name}={U}", '{{"{name}": "{U}"}}', "{name}: {U}"])
+def test_an_upper_case_credentials_name_takes_its_uuid(name: str, form: str) -> None:
+    text = form.format(name=name, U=UUID) + "\n"
+    assert UUID not in _redacted(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "-ACME_TOKEN={U}",
+        "+ACME_TOKEN={U}",
+        "-DB_PASSWORD={U}",
+        "--- a/.env\n+++ b/.env\n@@ -1,2 +1,2 @@\n-ACME_TOKEN={U}\n+ACME_TOKEN=${{ACME_TOKEN}}",
+        'process.env.ACME_TOKEN = "{U}";',
+        'os.environ["ACME_TOKEN"] = "{U}"',
+        "<ns:apiKey>{U}</ns:apiKey>",
+        "PASSWORD2={U}",
+        "DB_PASSWORD_1={U}",
+        "API_KEY_2={U}",
+        "api_key2: {U}",
+        '{{"XApiKey": "{U}"}}',
+        '{{"OAuthToken": "{U}"}}',
+        "DB_PASS={U}",
+        "ADMIN_PASS={U}",
+        "SMTP_PASS={U}",
+        "MYSQL_PASS={U}",
+    ],
+)
+def test_a_marked_qualified_or_numbered_credentials_name_takes_its_uuid(text: str) -> None:
+    assert UUID not in _redacted(text.format(U=UUID) + "\n")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "PASS: {U}",
+        "--- PASS: {U} (0.00s)",
+        "--- PASS: {U}",
+        '{{"PASS": "{U}"}}',
+        '{{"boarding_pass": "{U}"}}',
+        '{{"render_pass": "{U}"}}',
+        '{{"first_pass": "{U}"}}',
+        '{{"finalPass": "{U}"}}',
+        "BUILD_PASS={U}",
+    ],
+)
+def test_a_pass_that_is_no_password_keeps_its_uuid(text: str) -> None:
+    line = text.format(U=UUID) + "\n"
+    assert _redacted(line) == line
