@@ -414,22 +414,35 @@ def is_hash_or_uuid(value: str) -> bool:
     return len(value) in (7, 8, 12, 40, 64) and _HEX.fullmatch(value) is not None
 
 
-# UUIDs that documentation shows (RFC 4122's and RFC 9562's, Python's, Java's examples, the
-# name-based namespaces), never a credential someone drew.
+# UUIDs that documentation shows, never a credential someone drew: RFC 4122's example and
+# name-based namespaces, RFC 9562's examples, Python's `uuid` examples, Swagger's and
+# SwaggerHub's sample values, and the examples tutorials copy (Wikipedia's `123e4567-…`,
+# `550e8400-…`, `f47ac10b-…`).
 _EXAMPLE_UUIDS = frozenset(
     (
-        "123e4567-e89b-12d3-a456-426614174000",
-        "123e4567-e89b-12d3-a456-426655440000",
-        "550e8400-e29b-41d4-a716-446655440000",
-        "f47ac10b-58cc-4372-a567-0e02b2c3d479",
+        "f81d4fae-7dec-11d0-a765-00a0c91e6bf6",
         "6ba7b810-9dad-11d1-80b4-00c04fd430c8",
         "6ba7b811-9dad-11d1-80b4-00c04fd430c8",
         "6ba7b812-9dad-11d1-80b4-00c04fd430c8",
         "6ba7b814-9dad-11d1-80b4-00c04fd430c8",
+        "919108f7-52d1-4320-9bac-f847db4148a8",
+        "017f22e2-79b0-7cc3-98c4-dc0c0c07398f",
+        "c232ab00-9414-11ec-b3c8-9f6bdeced846",
+        "16fd2706-8baf-433b-82eb-8c7fada847da",
+        "a8098c1a-f86e-11da-bd1a-00112444be1e",
+        "6fa459ea-ee8a-3ca4-894e-db77e160355e",
+        "886313e1-3b8a-5372-9b90-0c9aee199e5d",
+        "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+        "d290f1ee-6c54-4b01-90e6-d701748f0851",
+        "123e4567-e89b-12d3-a456-426614174000",
+        "123e4567-e89b-12d3-a456-426655440000",
+        "550e8400-e29b-41d4-a716-446655440000",
+        "f47ac10b-58cc-4372-a567-0e02b2c3d479",
     )
 )
-# Six hex digits in order, up or down (`123456`, `789abc`, `fedcba`): typed by hand. A drawn
-# UUID holds such a run about once in 30,000.
+# Six hex digits in order, up or down (`123456`, `789abc`, `fedcba`), once a repeated digit's
+# run counts as one (`00112233…`, `11112222-3333-…`): typed by hand. A drawn UUID holds such a
+# run about once in 15,000.
 _HEX_DIGITS = "0123456789abcdef"
 _DIGITS_IN_ORDER = re.compile(
     "|".join(
@@ -438,13 +451,18 @@ _DIGITS_IN_ORDER = re.compile(
         for run in (_HEX_DIGITS[start : start + 6], _HEX_DIGITS[start : start + 6][::-1])
     )
 )
+_REPEATED_DIGIT = re.compile(r"(.)\1+")
+# Letters and digits in turn all along (`a1b2c3d4-e5f6-…`, `1a2b3c4d-…`): typed by hand; a
+# drawn UUID is so about once in 10^10.
+_LETTERS_AND_DIGITS_IN_TURN = re.compile(r"[a-f]?(?:[0-9][a-f])+[0-9]?")
 
 
 def is_drawn_uuid(value: str) -> bool:
     """A UUID as a generator draws one (`uuidgen`, `uuid.uuid4()`), either case: not the nil
     or max UUID, nor one of few distinct digits (`11111111-2222-…`, `deadbeef-dead-…`), nor
-    one typed in order (`12345678-1234-…`, `a1b2c3d4-e5f6-7890-abcd-ef12…`), nor an example
-    documentation shows. Fewer than eight distinct digits of 32 drawn: about once in 10^7."""
+    one typed in order (`12345678-1234-…`, `00112233-4455-…`, `a1b2c3d4-e5f6-…`), nor an
+    example documentation shows. Fewer than eight distinct digits of 32 drawn: about once in
+    10^7."""
     if _UUID.fullmatch(value) is None:
         return False
     lowered = value.lower()
@@ -452,7 +470,8 @@ def is_drawn_uuid(value: str) -> bool:
     return (
         lowered not in _EXAMPLE_UUIDS
         and len(set(digits)) >= 8
-        and _DIGITS_IN_ORDER.search(digits) is None
+        and _DIGITS_IN_ORDER.search(_REPEATED_DIGIT.sub(r"\1", digits)) is None
+        and _LETTERS_AND_DIGITS_IN_TURN.fullmatch(digits) is None
     )
 
 

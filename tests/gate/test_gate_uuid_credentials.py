@@ -6,6 +6,8 @@ no credential, and placeholders stay."""
 from __future__ import annotations
 
 import json
+import random
+import uuid
 
 import pytest
 
@@ -334,3 +336,36 @@ def test_a_marked_qualified_or_numbered_credentials_name_takes_its_uuid(text: st
 def test_a_pass_that_is_no_password_keeps_its_uuid(text: str) -> None:
     line = text.format(U=UUID) + "\n"
     assert _redacted(line) == line
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "f81d4fae-7dec-11d0-a765-00a0c91e6bf6",
+        "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+        "d290f1ee-6c54-4b01-90e6-d701748f0851",
+        "16fd2706-8baf-433b-82eb-8c7fada847da",
+        "a8098c1a-f86e-11da-bd1a-00112444be1e",
+        "6fa459ea-ee8a-3ca4-894e-db77e160355e",
+        "886313e1-3b8a-5372-9b90-0c9aee199e5d",
+        "919108f7-52d1-4320-9bac-f847db4148a8",
+        "017f22e2-79b0-7cc3-98c4-dc0c0c07398f",
+        "C232AB00-9414-11EC-B3C8-9F6BDECED846",
+        "00112233-4455-6677-8899-aabbccddeeff",
+        "11112222-3333-4444-5555-666677778888",
+        "aaaabbbb-cccc-dddd-eeee-ffff00001111",
+        "a1b2c3d4-e5f6-a7b8-c9d0-e1f2a3b4c5d6",
+        "1a2b3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d",
+        "3f2a9c4e-7b1d-4e8a-9c2f-5d6e7f8a9b0c",
+    ],
+)
+def test_documented_and_typed_uuids_are_placeholders(value: str) -> None:
+    assert not is_drawn_uuid(value)
+    text = f"DB_PASSWORD={value}\n"
+    assert _redacted(text) == text
+
+
+def test_few_drawn_uuids_are_taken_for_typed_ones() -> None:
+    rng = random.Random(4122)
+    drawn = [str(uuid.UUID(int=rng.getrandbits(128), version=4)) for _ in range(30_000)]
+    assert sum(not is_drawn_uuid(value) for value in drawn) <= 10
