@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.109"
+RULESET_VERSION = "2026.110"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -395,9 +395,11 @@ KEY_ASSIGN: str = (
     + _GO_STRING
     + r"|[ \t]{0,4}(?::{1,3}=|[?.]=|=>|=|:))[ \t]{0,4}"
 )
-# A YAML core tag before a value says what it is (`password: !!str Xk9q…`, `!!binary`): the
-# value follows it. (An application's own tags, CloudFormation's `!Ref Name`, name a reference.)
-_YAML_TAG = r"(?:!!(?:str|binary)[ \t]{1,4})?"
+# A YAML core tag before a value says what it is (`password: !!str Xk9q…`, `!!binary`), and an
+# anchor names it for aliases to repeat (`password: &db_password Xk9q…`, `*db_password`): the
+# value follows them, in either order. (An application's own tags, CloudFormation's `!Ref
+# Name`, name a reference.)
+_YAML_TAG = r"(?:(?:!!(?:str|binary)|&(?!mut[ \t])[^\s\[\]{},&*!\\\"']{1,40})[ \t]{1,4}){0,2}"
 # A value's first six characters: no blank (`'in #security'` is a message). In quotes they may
 # hold a backslash and the other quotes, as the literal does (`'Qm7\zP4…'`, a shell's single
 # quotes keeping `\` as it is; `"it's-Secr3t…"`, `'hun"ter2…'`; `"Zk8\\Wq…"`, `"Xk\"9m…"`),
@@ -508,7 +510,14 @@ def quoted_value(least: int, most: int = 400) -> str:
     )
 
 
+# A YAML alias or anchor as the whole value (`password: *db_password`, `&defaults` opening a
+# block), in the lower case anchors are written in: a password may start with `*` or `&`.
+_YAML_NODE_NAME = re.compile(r"[*&][a-z][a-z0-9_\-]{0,60}")
+
+
 def _generic_check(value: str, strict: bool) -> bool:
+    if _YAML_NODE_NAME.fullmatch(value) and heuristics.looks_like_reference(value[1:]):
+        return False
     return heuristics.looks_like_secret_value(
         value, min_length=6 if strict else 8, min_entropy=2.5 if strict else 3.0
     )

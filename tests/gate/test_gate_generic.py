@@ -180,6 +180,38 @@ def test_a_yaml_tag_before_a_value_is_no_part_of_it(text: str, value: str) -> No
 @pytest.mark.parametrize(
     ("text", "value"),
     [
+        ("  password: &db_password Xk9q2LmWp4TzR7vBn3Hc\n", "Xk9q2LmWp4TzR7vBn3Hc"),
+        ("DB_PASSWORD: &pw 'Xk9q2LmWp4TzR7vBn3Hc'\n", "Xk9q2LmWp4TzR7vBn3Hc"),
+        ("api_key: &key !!str Xk9q2LmWp4TzR7vBn3Hc\n", "Xk9q2LmWp4TzR7vBn3Hc"),
+        ("secret: !!str &s Xk9q2LmWp4TzR7vBn3Hc\n", "Xk9q2LmWp4TzR7vBn3Hc"),
+    ],
+)
+def test_a_yaml_anchor_before_a_value_is_no_part_of_it(text: str, value: str) -> None:
+    """An anchor names the value for aliases (`*db_password`) to repeat: the value after it
+    goes, raw and in a transcript's JSON; an alias, an anchor opening a block, Rust's borrows
+    (`&mut`, `&str`) and a reference after an anchor stay."""
+    findings = scan_text(text, cache=ResultCache())
+    assert [text[f.offset : f.end_offset] for f in findings] == [value]
+    line = json.dumps({"type": "tool_result", "content": "defaults: &defaults\n" + text}) + "\n"
+    redacted = redact_text(line, path="events.jsonl").text
+    assert value not in redacted
+    assert redact_text(redacted, path="events.jsonl").text == redacted
+    for other in (
+        "password: *db_password\n",
+        "password: &db_password\n",
+        "x-secrets: &secrets\n  API_KEY: ${API_KEY}\n",
+        "password: &pw <%= ENV['DB_PASSWORD'] %>\n",
+        'password: &pw "{{ vault_db_password }}"\n',
+        "let token = &mut TokenStream::new();\n",
+        "fn login(password: &str, token: &Token) -> bool\n",
+        "let password: &'static str = CONFIG.password;\n",
+    ):
+        assert scan_text(other, cache=ResultCache()) == [], other
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
         ('    db_password: str = "Vq7#mRz2Lp9xKw4T"\n', "Vq7#mRz2Lp9xKw4T"),
         (
             '    api_key: str | None = "Tq8ZmW3kRx7LpN2vYc5JhB9sDf4G"\n',
