@@ -612,6 +612,14 @@ def looks_like_attribute(value: str) -> bool:
 # A Kubernetes bootstrap token (`kubeadm join --token`, a kubeconfig's `token:`): an id of
 # six and a secret of sixteen lower-case letters and digits, which a dotted name's pattern fits.
 _BOOTSTRAP_TOKEN = re.compile(r"[a-z0-9]{6}\.(?P<secret>[a-z0-9]{16})")
+# A word and digits then one `$` or `.` (`Summer2024$`, `Tiger1999.`): a password a person
+# wrote, whose last sign a name's pattern takes for a name's. Code's names end so without
+# digits before the sign (an observable's `user$`, `this.password$`), with a dot inside
+# (`config.password.`, `python3.12.`), or, before a `$`, in a lower-case or humped name
+# (`subject1$`, `effectOK4$`: observables too); a password's word is often capitalised.
+_WORD_DIGITS_SIGN = re.compile(
+    r"(?:[A-Z][a-z]{2,40}|[A-Z]{3,40})[0-9]{1,12}\$|[A-Za-z]{3,40}[0-9]{1,12}\."
+)
 
 
 def looks_like_reference(value: str) -> bool:
@@ -619,9 +627,14 @@ def looks_like_reference(value: str) -> bool:
     letters and digits that a name's pattern happens to fit (`HkBDLHFaDXosUduCJI`, and from
     eight characters on, `Xk9mQ2vLp8`: the callers judge a credential's value, where a short
     password stands as often as a name, or a value found as one, which is looked for again),
-    nor a bootstrap token whose secret reads as generated (`kok16z.v0mwufxbv932byv7`)."""
+    nor such a run or a word and digits with one sign after it (`Xk9mQ2vLp8rT4$`,
+    `Summer2024$`, `Tiger1999.`), nor a bootstrap token whose secret reads as generated
+    (`kok16z.v0mwufxbv932byv7`)."""
     core = value.rstrip(")]},;")
-    if core and any(reads_generated(run, HUMPS_READ) for run in (core, core.removesuffix(":"))):
+    if _WORD_DIGITS_SIGN.fullmatch(core):
+        return False
+    unsigned = core[:-1] if core.endswith((":", "$", ".")) else core
+    if core and any(reads_generated(run, HUMPS_READ) for run in (core, unsigned)):
         return False
     bootstrap = _BOOTSTRAP_TOKEN.fullmatch(core)
     if bootstrap is not None and looks_generated(bootstrap.group("secret")):
@@ -697,10 +710,11 @@ _PASSWORD_NAME = re.compile(
     r"(?:(?<![A-Za-z])|(?<=[a-z])(?=P))(?i:password|passwd|passphrase|pwd|pass)(?![a-z])"
 )
 # A password written by hand: a word (lower case, capitalised or upper case) and digits or
-# symbols after it (`hunter22`, `Summer2024!`). Digits inside the letters (`sha256digest`,
+# symbols after it, perhaps a `$` or a `.` last (`hunter22`, `Summer2024!`, `Tiger1999$`,
+# `hunter22.`), which a name's pattern fits. Digits inside the letters (`sha256digest`,
 # `Argon2id`, `oauth2Token`) or humps (`userPwd1`) are code's names or settings.
 _WRITTEN_PASSWORD = re.compile(
-    r"(?P<word>[a-z]{3,40}|[A-Z][a-z]{2,40}|[A-Z]{3,40})[0-9!#%&*+?@^~\-]{1,12}"
+    r"(?P<word>[a-z]{3,40}|[A-Z][a-z]{2,40}|[A-Z]{3,40})[0-9!#%&*+?@^~\-]{1,12}[$.]?"
 )
 # A hash, a cipher or an encoding named with its number is a setting's value (`bcrypt12`,
 # `latin1`, `sha512`), not a password.
@@ -981,6 +995,8 @@ def looks_like_secret_value(
             written, min_length=min_length, min_entropy=min_entropy, unescaped=unescaped
         )
     lower, upper, digits, _, symbol = _classes(value)
+    # `Tiger1999.` is `Tiger1999!` with another sign, one the class leaves out as a separator
+    symbol = symbol or _WORD_DIGITS_SIGN.fullmatch(value) is not None
     classes = sum((lower, upper, digits, symbol))
     if classes < 2 and not has_generated_run(value):
         return False

@@ -476,11 +476,18 @@ SINGLE_QUOTED_ON: str = rf"{_SINGLE_QUOTED_CHARACTER}*+(?=')"
 closes it: past its quotes closed and opened again (`_REOPENED`)."""
 
 
+# A bare value of letters and digits then `.` (`Tiger1999.`) keeps its `.`: without it the
+# value reads as a name, with it as a password a person wrote with a sign at its end. After
+# any other value a last `.` ends a sentence (`password: see the vault.`,
+# `token=Xk9mQ2vLp8rT.`) and stays outside the value.
+_WORD_DIGITS_DOT = r"(?=[A-Za-z]{3,40}[0-9]{1,12}\.(?![^\s\"'`\\]))"
+
+
 def whole_value(least: int, most: int = 400) -> str:
     """A whole value as group `secret`: up to its closing quote when quoted (any character a
-    secret key holds, escapes included), else up to whitespace (minus trailing `.,;`). A
-    quoted value may stand in a call or braces, or carry a literal's prefix
-    (`_VALUE_WRAPPER`), or a YAML tag (`_YAML_TAG`)."""
+    secret key holds, escapes included), else up to whitespace (minus trailing `.,;`, but the
+    `.` of letters and digits, `_WORD_DIGITS_DOT`). A quoted value may stand in a call or
+    braces, or carry a literal's prefix (`_VALUE_WRAPPER`), or a YAML tag (`_YAML_TAG`)."""
     return (
         _YAML_TAG
         + r"(?:"
@@ -489,6 +496,7 @@ def whole_value(least: int, most: int = 400) -> str:
         + rf"(?<=\")(?:[^\"\\\r\n]|\\[^\r\n]){{{least},{most}}}+(?=\")|"
         + _single_quoted(least, most)
         + rf"|(?<=`)[^`\r\n]{{{least},{most}}}+(?=`)"
+        + rf"|{_WORD_DIGITS_DOT}[^\s\"'`\\]{{{least},{most}}}"
         + rf"|[^\s\"'`\\]{{{least},{most}}}(?<![.,;])"
         + r")"
     )

@@ -97,6 +97,9 @@ _TYPE_SYNTAX = re.compile(r"[<\[.|&?]")
 # `p4ssw0rd.txt`) are a value (a password, a file's name) written at a YAML key's line end,
 # not a member's dotted type.
 _DIGITS_BEFORE_EXTENSION = re.compile(r"[A-Za-z0-9$]*[0-9][A-Za-z0-9$]*\.[A-Za-z][A-Za-z0-9]{0,4}")
+# So are letters and digits then `?` (`Tiger1999?`, a password with a sign at its end); an
+# optional type's name ends in digits that are a width (`Int32?`, `UInt8?`, `Float64?`).
+_DIGITS_BEFORE_QUESTION = re.compile(r"[A-Za-z]{3,40}(?!(?:8|16|32|64|128)\?)[0-9]{1,12}\?")
 # A type alias (`type ColonToken = PunctuationToken<SyntaxKind.ColonToken>;`).
 _TYPE_ALIAS = re.compile(r"(?:^|[^\w$]|\\[nrt])type[ \t]{1,4}\Z")
 _ALIAS_EQUALS = re.compile(r"[ \t]{0,4}=[ \t]{0,4}")
@@ -173,6 +176,7 @@ def annotates_a_type(text: str, key_start: int, key_end: int, start: int) -> boo
         if member and (
             _TYPE_SYNTAX.search(text, start, end) is None
             or _DIGITS_BEFORE_EXTENSION.fullmatch(text, start, end) is not None
+            or _DIGITS_BEFORE_QUESTION.fullmatch(text, start, end) is not None
         ):
             return False  # a YAML key's plain value: `token: WinterIsComing99`
     return reads_as_written(text[start:end])

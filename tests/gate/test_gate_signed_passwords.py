@@ -1,0 +1,137 @@
+"""A password a person wrote often ends in one sign: `Summer2024$`, `Tiger1999.`, `Falcon77?`.
+Those signs are a name's (`user$`, `config.password.`) or a type's (`String?`) characters too;
+the value goes whole where the same value ending in `!` does, and code stays."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from stet_lsp.gate import ResultCache, heuristics, redact_text
+
+_MARKER = r"\[REDACTED:[a-z0-9\-]+#1\]"
+
+
+def _redacted(text: str, form: str) -> str:
+    """`text` redacted as written raw, in a tool call's JSON, or in a tool result's JSON
+    (escaped twice), and brought back to the raw text."""
+    if form == "raw":
+        return redact_text(text + "\n", path="notes.txt", cache=ResultCache()).text[:-1]
+    if form == "tool_use":
+        line = json.dumps({"type": "tool_use", "input": {"command": text}})
+        out = redact_text(line + "\n", path="events.jsonl", cache=ResultCache()).text
+        return str(json.loads(out)["input"]["command"])
+    line = json.dumps({"type": "tool_result", "content": json.dumps({"command": text})})
+    out = redact_text(line + "\n", path="events.jsonl", cache=ResultCache()).text
+    return str(json.loads(json.loads(out)["content"])["command"])
+
+
+_FORMS = [
+    'conn = psycopg2.connect(host="db", user="app", password="{v}")',
+    "db = MySQLdb.connect(host='db', user='app', passwd='{v}', db='app')",
+    "database:\n  host: db\n  password: {v}\n  user: app",
+    "[client]\nuser: app\npassword: {v}",
+    "spring.datasource.password: {v}",
+    "[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = {v}",
+    "mytool login --password {v} --user app",
+    "mysql --user=root --password={v} app",
+    "FROM python:3.12-slim\nENV DB_PASSWORD {v}",
+    "FROM python:3.12-slim\nARG NPM_TOKEN={v}",
+    "2024-05-01 12:00:01 INFO connect password={v} user=app",
+]
+
+
+@pytest.mark.parametrize("form", ["raw", "tool_use", "tool_result"])
+@pytest.mark.parametrize("template", _FORMS)
+@pytest.mark.parametrize(
+    "value", ["Tiger1999$", "Summer2024.", "Falcon1977?", "Welcome1$", "Xk9mQ2vLp8rT4$"]
+)
+def test_a_password_ending_in_a_sign_goes_whole(value: str, template: str, form: str) -> None:
+    text = template.format(v=value)
+    expected = re.escape(template).replace(re.escape("{v}"), _MARKER)
+    assert re.fullmatch(expected, _redacted(text, form)), _redacted(text, form)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # RxJS's and Angular's observables, jQuery's names
+        "password: this.password$",
+        "  password: this.password$",
+        "token$ = this.store.select(selectToken);",
+        "const token$ = this.store.select(selectToken);",
+        "login({ password: password$ })",
+        "const form = { password: password$ };",
+        "user$ = this.auth.user$;",
+        "token: user$",
+        "{ token: subject1$ }",
+        "const effects = { authToken: effectOK4$ };",
+        "this.token$ = token1$;",
+        "token = jQuery$",
+        # regular expressions
+        'password_regex = "^[a-z0-9]+$"',
+        'PASSWORD_PATTERN = "^.{8,}$"',
+        "password_regex: ^[a-z0-9]+$",
+        # prose ending a sentence or asking
+        "password: see the vault.",
+        "The token is stored in settings.",
+        "Set the password in config.",
+        "password: what is it?",
+        "token: where?",
+        # dotted code, versions, file names
+        "password = config.password.",
+        "token = self.token.",
+        "password: v1.2.3.",
+        "token = python3.12.",
+        # the key's own name, placeholders
+        'password="password$"',
+        "password = password$",
+        "password: changeme.",
+        "password: <password>.",
+        # an optional type whose name ends in its width
+        "  password: Int32?",
+        "  token: Float64?",
+    ],
+)
+@pytest.mark.parametrize("form", ["raw", "tool_use"])
+def test_code_prose_and_placeholders_with_a_sign_stay(code: str, form: str) -> None:
+    assert _redacted(code, form) == code
+
+
+@pytest.mark.parametrize(
+    ("value", "reference"),
+    [
+        ("Tiger1999$", False),
+        ("Tiger1999.", False),
+        ("hunter22.", False),
+        ("Xk9mQ2vLp8rT4$", False),
+        ("user$", True),
+        ("this.password$", True),
+        ("subject1$", True),
+        ("config.password.", True),
+        ("python3.12.", True),
+        ("v1.2.3.", True),
+    ],
+)
+def test_a_sign_after_a_word_and_digits_is_no_names(value: str, reference: bool) -> None:
+    assert heuristics.looks_like_reference(value) is reference
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # `Tiger999.` varies less than the check asks of three kinds of characters, as much as
+        # it asks of four: its `.` is read as `Tiger999!`'s sign
+        ('conn = f(password="Tiger999.")', "Tiger999."),
+        ("aws_secret_access_key = Tiger999.", "Tiger999."),
+        # under eight characters after a password's name: written by hand, as `Tiger7!` is
+        ("password: Tiger7$", "Tiger7$"),
+        ("password: Tiger7.", "Tiger7."),
+        ("password=summer2024$", "summer2024$"),
+    ],
+)
+def test_a_short_or_plain_password_with_a_sign_goes_whole(text: str, value: str) -> None:
+    expected = re.escape(text).replace(re.escape(value), _MARKER)
+    assert re.fullmatch(expected, _redacted(text, "raw"))
