@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 
 from stet_lsp.gate.generated import letter_pairs
-from stet_lsp.gate.heuristics import reads_as_written
+from stet_lsp.gate.heuristics import is_written_password, reads_as_written
 from stet_lsp.gate.patterns import lazy
 
 
@@ -97,9 +97,11 @@ _TYPE_SYNTAX = re.compile(r"[<\[.|&?]")
 # `p4ssw0rd.txt`) are a value (a password, a file's name) written at a YAML key's line end,
 # not a member's dotted type.
 _DIGITS_BEFORE_EXTENSION = re.compile(r"[A-Za-z0-9$]*[0-9][A-Za-z0-9$]*\.[A-Za-z][A-Za-z0-9]{0,4}")
-# So are letters and digits then `?` (`Tiger1999?`, a password with a sign at its end); an
-# optional type's name ends in digits that are a width (`Int32?`, `UInt8?`, `Float64?`).
-_DIGITS_BEFORE_QUESTION = re.compile(r"[A-Za-z]{3,40}(?!(?:8|16|32|64|128)\?)[0-9]{1,12}\?")
+# So is a password written by hand with digits then `?` after a password's name
+# (`password: Tiger1999?`, `password: Passw0rd1?`); an optional type's name ends in digits
+# that are a width (`Int32?`, `UInt8?`, `Float80?`), and after another name a humped or
+# numbered name is a type's (`apiKey: ApiKey2?`, `privateKey: Curve25519?`).
+_WIDTH_BEFORE_QUESTION = re.compile(r"[A-Za-z]{1,40}(?:8|16|32|64|80|128|256)\?")
 # A type alias (`type ColonToken = PunctuationToken<SyntaxKind.ColonToken>;`).
 _TYPE_ALIAS = re.compile(r"(?:^|[^\w$]|\\[nrt])type[ \t]{1,4}\Z")
 _ALIAS_EQUALS = re.compile(r"[ \t]{0,4}=[ \t]{0,4}")
@@ -147,6 +149,17 @@ def _type_end(text: str, position: int) -> int | None:
         position = joint.end()
 
 
+def _written_before_question(key: str, value: str) -> bool:
+    """Whether `value` ending in `?` is a password written by hand after a password's name
+    (`_WIDTH_BEFORE_QUESTION`)."""
+    return (
+        value.endswith("?")
+        and any(c.isdigit() for c in value)
+        and _WIDTH_BEFORE_QUESTION.fullmatch(value) is None
+        and is_written_password(key, value)
+    )
+
+
 def annotates_a_type(text: str, key_start: int, key_end: int, start: int) -> bool:
     """Whether what a rule read as a credential's value, at `start` after the name at
     `key_start:key_end` and a colon, is the name's type (see `_TYPE_NAME`): the name stands in
@@ -176,7 +189,7 @@ def annotates_a_type(text: str, key_start: int, key_end: int, start: int) -> boo
         if member and (
             _TYPE_SYNTAX.search(text, start, end) is None
             or _DIGITS_BEFORE_EXTENSION.fullmatch(text, start, end) is not None
-            or _DIGITS_BEFORE_QUESTION.fullmatch(text, start, end) is not None
+            or _written_before_question(text[key_start:key_end], text[start:end])
         ):
             return False  # a YAML key's plain value: `token: WinterIsComing99`
     return reads_as_written(text[start:end])

@@ -135,3 +135,28 @@ def test_a_sign_after_a_word_and_digits_is_no_names(value: str, reference: bool)
 def test_a_short_or_plain_password_with_a_sign_goes_whole(text: str, value: str) -> None:
     expected = re.escape(text).replace(re.escape(value), _MARKER)
     assert re.fullmatch(expected, _redacted(text, "raw"))
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "  val apiKey: ApiKey2?",
+        "  accessToken: AccessToken2?",
+        "  token: TokenV2?",
+        "  privateKey: Curve25519?",
+        "  token: Float80?",
+        "  password: UInt256?",
+        "  password: String?",
+    ],
+)
+def test_an_optional_type_with_digits_stays(code: str) -> None:
+    text = "class Session {\n" + code + "\n}\n"
+    assert redact_text(text, path="Session.kt", cache=ResultCache()).text == text
+
+
+@pytest.mark.parametrize("text", ["password: Passw0rd1?", "  password: Tiger1999?"])
+@pytest.mark.parametrize("form", ["raw", "tool_use", "tool_result"])
+def test_a_password_with_a_question_mark_goes_whole(text: str, form: str) -> None:
+    name = text.split(": ")[0]
+    expected = re.escape(name + ": ") + _MARKER
+    assert re.fullmatch(expected, _redacted(text, form)), _redacted(text, form)
