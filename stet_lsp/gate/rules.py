@@ -276,6 +276,13 @@ def _assigned_password(value: str, strict: bool) -> bool:
 _ARGUMENT_END = re.compile(r"[,)]")
 
 
+def _unpunctuated(word: str) -> str:
+    """A phrase's word without the `.`, `,` or `?` after it (and a closing bracket): the
+    sentence's, not the word's (`Password: see section3.`, `password: TBD (ticket OPS1234.)`)."""
+    word = word.rstrip(")]}")
+    return word[:-1] if word.endswith((".", ",", "?")) else word
+
+
 def _yaml_passphrase(value: str, strict: bool) -> bool:
     """A YAML password's plain scalar of several words (`password: Tr0ub4dor&3 horse
     battery`): a secret when one of its words is one by itself (the rest of the phrase goes
@@ -288,7 +295,7 @@ def _yaml_passphrase(value: str, strict: bool) -> bool:
     return (
         len(words) > 1
         and not syntax.falls_back_on_a_literal(value)
-        and any(_generic_check(word, strict) for word in words)
+        and any(_generic_check(_unpunctuated(word), strict) for word in words)
         and _assigned_password(value, strict)
     )
 

@@ -160,3 +160,20 @@ def test_a_password_with_a_question_mark_goes_whole(text: str, form: str) -> Non
     name = text.split(": ")[0]
     expected = re.escape(name + ": ") + _MARKER
     assert re.fullmatch(expected, _redacted(text, form)), _redacted(text, form)
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "Password: see section3.",
+        "Password: same as for Windows10.",
+        "Password: Required. Default is empty for sqlite3.",
+        "Passphrase: see chapter3. It is long.",
+        "password: TBD (ticket OPS1234.)",
+        "passwd: see shadow5.",
+    ],
+)
+@pytest.mark.parametrize("form", ["raw", "tool_use", "tool_result"])
+def test_a_sentence_ending_after_a_word_and_digits_stays(prose: str, form: str) -> None:
+    assert _redacted(prose, form) == prose
+    assert redact_text(prose + "\n", path="README.md", cache=ResultCache()).text == prose + "\n"
