@@ -1213,6 +1213,8 @@ class RuleScanner:
             return False
         if key is not None and is_metadata_key(key):
             return False
+        if heuristics.ends_a_sentence(key, value):
+            value = value[:-1]  # judged as what it is before the sentence's `.`
         if key is not None and _is_openpgp_id(key, value):
             return False
         if (

@@ -616,10 +616,12 @@ _BOOTSTRAP_TOKEN = re.compile(r"[a-z0-9]{6}\.(?P<secret>[a-z0-9]{16})")
 # wrote, whose last sign a name's pattern takes for a name's. Code's names end so without
 # digits before the sign (an observable's `user$`, `this.password$`), with a dot inside
 # (`config.password.`, `python3.12.`), or, before a `$`, in a lower-case or humped name
-# (`subject1$`, `effectOK4$`: observables too); a password's word is often capitalised.
+# (`subject1$`, `effectOK4$`: observables too); a password's word is often capitalised. A `.`
+# ends a sentence as often (`token: RFC6750.`): `ends_a_sentence` tells it apart.
 _WORD_DIGITS_SIGN = re.compile(
     r"(?:[A-Z][a-z]{2,40}|[A-Z]{3,40})[0-9]{1,12}\$|[A-Za-z]{3,40}[0-9]{1,12}\."
 )
+_WORD_DIGITS_DOT = re.compile(r"[A-Za-z]{3,40}[0-9]{1,12}\.")
 
 
 def looks_like_reference(value: str) -> bool:
@@ -710,11 +712,12 @@ _PASSWORD_NAME = re.compile(
     r"(?:(?<![A-Za-z])|(?<=[a-z])(?=P))(?i:password|passwd|passphrase|pwd|pass)(?![a-z])"
 )
 # A password written by hand: a word (lower case, capitalised or upper case) and digits or
-# symbols after it, perhaps a `$` or a `.` last (`hunter22`, `Summer2024!`, `Tiger1999$`,
-# `hunter22.`), which a name's pattern fits. Digits inside the letters (`sha256digest`,
-# `Argon2id`, `oauth2Token`) or humps (`userPwd1`) are code's names or settings.
+# symbols after it (`hunter22`, `Summer2024!`), which a name's pattern fits, perhaps with a
+# `$` or a `.` last (`Tiger1999$`, `hunter22.`; `is_written_password`). Digits inside the
+# letters (`sha256digest`, `Argon2id`, `oauth2Token`) or humps (`userPwd1`) are code's names
+# or settings.
 _WRITTEN_PASSWORD = re.compile(
-    r"(?P<word>[a-z]{3,40}|[A-Z][a-z]{2,40}|[A-Z]{3,40})[0-9!#%&*+?@^~\-]{1,12}[$.]?"
+    r"(?P<word>[a-z]{3,40}|[A-Z][a-z]{2,40}|[A-Z]{3,40})[0-9!#%&*+?@^~\-]{1,12}"
 )
 # A hash, a cipher or an encoding named with its number is a setting's value (`bcrypt12`,
 # `latin1`, `sha512`), not a password.
@@ -749,13 +752,20 @@ def is_written_password(key: str, value: str) -> bool:
     `PASSWORD: correcthorse1`, `DB_PASS=Summer2024!`, `password=p4ssw0rd`), which no test of
     randomness takes: a word then digits or symbols, or a word written with digits for its
     letters, perhaps with a file's extension after it (`password=hunter2.java`); neither a
-    placeholder, a reference, nor code's name."""
+    placeholder, a reference, nor code's name; perhaps with a `$` or a `.` last
+    (`password: Tiger1999$`, `password: hunter22.`)."""
     if _PASSWORD_NAME.search(key) is None:
         return False
     extension = _EXTENSION.search(value)
     if extension is not None and not _ends_in_a_password_name(key):
         return False  # `password_filename: creds2024.yaml`, `passwordValidator: Input2.ts`
-    written_part = value if extension is None else value[: extension.start()]
+    if extension is not None:
+        written_part = signed = value[: extension.start()]
+    else:
+        # one `$` or `.` last (`Tiger1999$`, `P4ssw0rd$`, `hunter22.`) is judged as `!` is, on
+        # what comes before it: `step1.` and a test's `Test1$` are too short to be one
+        signed = value
+        written_part = value[:-1] if value.endswith(("$", ".")) else value
     if len(written_part) < 6:
         return False
     written = _WRITTEN_PASSWORD.fullmatch(written_part)
@@ -764,9 +774,21 @@ def is_written_password(key: str, value: str) -> bool:
             return False
     elif written["word"].lower() in _ALGORITHM_WORDS:
         return False
-    return looks_like_env_literal(written_part) and not is_placeholder(
-        written_part.rstrip("0123456789")
-    )
+    # judged with its sign, which varies it as `!` does (`Tiger999.`)
+    return looks_like_env_literal(signed) and not is_placeholder(written_part.rstrip("0123456789"))
+
+
+def ends_a_sentence(key: str | None, value: str) -> bool:
+    """Whether the `.` after a word and digits ends a sentence (`Token: RFC6750.`, `secret:
+    section3.`, `password: step1.`, `PASS: Test1.`), not a password's (`password: Tiger1999.`):
+    it is the value's own only after a password's name, of a password written by hand
+    (`is_written_password`), or after a generated run (`AbCdEfGhIjKlMnOp123456.`)."""
+    if _WORD_DIGITS_DOT.fullmatch(value) is None:
+        return False
+    key = key or ""
+    if key[:1] in ("n", "r", "t") and _PASSWORD_NAME.match(key[1:]):
+        key = key[1:]  # after an escaped newline in JSON: `\\npassword: Tiger1999.`
+    return not is_written_password(key, value) and looks_like_reference(value[:-1])
 
 
 def _ends_in_a_password_name(key: str) -> bool:

@@ -483,11 +483,15 @@ SINGLE_QUOTED_ON: str = rf"{_SINGLE_QUOTED_CHARACTER}*+(?=')"
 closes it: past its quotes closed and opened again (`_REOPENED`)."""
 
 
-# A bare value of letters and digits then `.` (`Tiger1999.`) keeps its `.`: without it the
-# value reads as a name, with it as a password a person wrote with a sign at its end. After
-# any other value a last `.` ends a sentence (`password: see the vault.`,
-# `token=Xk9mQ2vLp8rT.`) and stays outside the value.
-_WORD_DIGITS_DOT = r"(?=[A-Za-z]{3,40}[0-9]{1,12}\.(?![^\s\"'`\\]))"
+# A bare value of letters and digits then `.` (`Tiger1999.`) keeps its `.` right after a `=`,
+# or at its line's end or before another option (`--user`, `user=`): the checks read it as a
+# password's sign after a password's name only (`heuristics.ends_a_sentence`). After any
+# other value, or before more words (`Password: Welcome1. Change it`), a last `.` ends a
+# sentence (`password: see the vault.`, `token=Xk9mQ2vLp8rT.`) and stays outside the value.
+_WORD_DIGITS_DOT = (
+    r"(?=[A-Za-z]{3,40}[0-9]{1,12}\.(?![^\s\"'`\\]))"
+    r"(?:(?<==)|(?![A-Za-z0-9]{4,52}\.[ \t]+(?![\w.\-]{1,40}=|-)\S))"
+)
 
 
 def whole_value(least: int, most: int = 400) -> str:

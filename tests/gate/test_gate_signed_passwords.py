@@ -28,25 +28,30 @@ def _redacted(text: str, form: str) -> str:
     return str(json.loads(json.loads(out)["content"])["command"])
 
 
-_FORMS = [
+_PASSWORD_FORMS = [
     'conn = psycopg2.connect(host="db", user="app", password="{v}")',
     "db = MySQLdb.connect(host='db', user='app', passwd='{v}', db='app')",
     "database:\n  host: db\n  password: {v}\n  user: app",
     "[client]\nuser: app\npassword: {v}",
     "spring.datasource.password: {v}",
-    "[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = {v}",
     "mytool login --password {v} --user app",
     "mysql --user=root --password={v} app",
     "FROM python:3.12-slim\nENV DB_PASSWORD {v}",
-    "FROM python:3.12-slim\nARG NPM_TOKEN={v}",
     "2024-05-01 12:00:01 INFO connect password={v} user=app",
 ]
+_OTHER_FORMS = [
+    "[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = {v}",
+    "FROM python:3.12-slim\nARG NPM_TOKEN={v}",
+]
+_VALUES = ["Tiger1999$", "Summer2024.", "Falcon1977?", "Welcome1$", "Xk9mQ2vLp8rT4$"]
 
 
 @pytest.mark.parametrize("form", ["raw", "tool_use", "tool_result"])
-@pytest.mark.parametrize("template", _FORMS)
 @pytest.mark.parametrize(
-    "value", ["Tiger1999$", "Summer2024.", "Falcon1977?", "Welcome1$", "Xk9mQ2vLp8rT4$"]
+    ("value", "template"),
+    [(v, t) for v in _VALUES for t in _PASSWORD_FORMS]
+    # a `.` is a password's only after a password's name: `token: Python3.` ends a sentence
+    + [(v, t) for v in _VALUES if not v.endswith(".") for t in _OTHER_FORMS],
 )
 def test_a_password_ending_in_a_sign_goes_whole(value: str, template: str, form: str) -> None:
     text = template.format(v=value)
@@ -125,7 +130,7 @@ def test_a_sign_after_a_word_and_digits_is_no_names(value: str, reference: bool)
         # `Tiger999.` varies less than the check asks of three kinds of characters, as much as
         # it asks of four: its `.` is read as `Tiger999!`'s sign
         ('conn = f(password="Tiger999.")', "Tiger999."),
-        ("aws_secret_access_key = Tiger999.", "Tiger999."),
+        ("password = Tiger999.", "Tiger999."),
         # under eight characters after a password's name: written by hand, as `Tiger7!` is
         ("password: Tiger7$", "Tiger7$"),
         ("password: Tiger7.", "Tiger7."),
@@ -135,6 +140,63 @@ def test_a_sign_after_a_word_and_digits_is_no_names(value: str, reference: bool)
 def test_a_short_or_plain_password_with_a_sign_goes_whole(text: str, value: str) -> None:
     expected = re.escape(text).replace(re.escape(value), _MARKER)
     assert re.fullmatch(expected, _redacted(text, "raw"))
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "Password: see section3.",
+        "Password: same as for Windows10.",
+        "Password: Required. Default is empty for sqlite3.",
+        "Passphrase: see chapter3. It is long.",
+        "password: TBD (ticket OPS1234.)",
+        "passwd: see shadow5.",
+    ],
+)
+@pytest.mark.parametrize("form", ["raw", "tool_use", "tool_result"])
+def test_a_sentence_ending_after_a_word_and_digits_stays(prose: str, form: str) -> None:
+    assert _redacted(prose, form) == prose
+    assert redact_text(prose + "\n", path="README.md", cache=ResultCache()).text == prose + "\n"
+
+
+def test_a_password_before_a_sentence_goes_alone() -> None:
+    text = "Password: Welcome1. Change it after first login."
+    expected = "Password: " + _MARKER + re.escape(". Change it after first login.")
+    assert re.fullmatch(expected, _redacted(text, "raw"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Token: RFC6750.",
+        "token: ISO8601.",
+        "token: Python3.",
+        "token: Ubuntu22.",
+        "token: Version2.",
+        "secret: section3.",
+        "secret: chapter12.",
+        "- token: Version2.",
+        "## Token: RFC7519.",
+        "export TOKEN=Version2.",
+        "2024-01-01 INFO token=Refresh1.",
+        'token = "Python3."',
+        '{"token": "Version2."}',
+        "Model tokenizer: Mistral7.",
+        "bypass: Route66.",
+        "token: myToken2.",
+        "token: effectOK4.",
+        "aws_secret_access_key = Tiger1999.",
+        # after a password's name: too short, or an algorithm's name
+        "password: step1.",
+        "password: bcrypt12.",
+        # a test log's verdict
+        "PASS: Test1.",
+        "PASS: Test1$",
+    ],
+)
+@pytest.mark.parametrize("form", ["raw", "tool_use", "tool_result"])
+def test_a_dot_is_a_password_sign_only_after_a_password_name(text: str, form: str) -> None:
+    assert _redacted(text, form) == text
 
 
 @pytest.mark.parametrize(
@@ -163,17 +225,17 @@ def test_a_password_with_a_question_mark_goes_whole(text: str, form: str) -> Non
 
 
 @pytest.mark.parametrize(
-    "prose",
+    "text",
     [
-        "Password: see section3.",
-        "Password: same as for Windows10.",
-        "Password: Required. Default is empty for sqlite3.",
-        "Passphrase: see chapter3. It is long.",
-        "password: TBD (ticket OPS1234.)",
-        "passwd: see shadow5.",
+        "password: P4ssw0rd$",
+        "password: Passw0rd1$",
+        "password: p4ssw0rd$",
+        "password: Welc0me1$",
+        "password: Adm1n123$",
     ],
 )
 @pytest.mark.parametrize("form", ["raw", "tool_use", "tool_result"])
-def test_a_sentence_ending_after_a_word_and_digits_stays(prose: str, form: str) -> None:
-    assert _redacted(prose, form) == prose
-    assert redact_text(prose + "\n", path="README.md", cache=ResultCache()).text == prose + "\n"
+def test_a_leet_password_with_a_sign_goes_whole(text: str, form: str) -> None:
+    name = text.split(" ")[0]
+    expected = re.escape(name + " ") + _MARKER
+    assert re.fullmatch(expected, _redacted(text, form)), _redacted(text, form)
