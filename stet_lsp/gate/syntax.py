@@ -102,6 +102,9 @@ _DIGITS_BEFORE_EXTENSION = re.compile(r"[A-Za-z0-9$]*[0-9][A-Za-z0-9$]*\.[A-Za-z
 # that are a width (`Int32?`, `UInt8?`, `Float80?`), and after another name a humped or
 # numbered name is a type's (`apiKey: ApiKey2?`, `privateKey: Curve25519?`).
 _WIDTH_BEFORE_QUESTION = re.compile(r"[A-Za-z]{1,40}(?:8|16|32|64|80|128|256)\?")
+# A YAML key starts its line (perhaps an item's, after `- `); a word before it declares code's
+# member (`val password: Vector3?`, `override var password: Hash160?`).
+_KEY_STARTS_LINE = re.compile(r"(?:^|[\r\n\"]|\\[nr])[ \t]{0,40}(?:-[ \t]{1,4})?\Z")
 # A type alias (`type ColonToken = PunctuationToken<SyntaxKind.ColonToken>;`).
 _TYPE_ALIAS = re.compile(r"(?:^|[^\w$]|\\[nrt])type[ \t]{1,4}\Z")
 _ALIAS_EQUALS = re.compile(r"[ \t]{0,4}=[ \t]{0,4}")
@@ -189,7 +192,10 @@ def annotates_a_type(text: str, key_start: int, key_end: int, start: int) -> boo
         if member and (
             _TYPE_SYNTAX.search(text, start, end) is None
             or _DIGITS_BEFORE_EXTENSION.fullmatch(text, start, end) is not None
-            or _written_before_question(text[key_start:key_end], text[start:end])
+            or (
+                _KEY_STARTS_LINE.search(text, before, key_start) is not None
+                and _written_before_question(text[key_start:key_end], text[start:end])
+            )
         ):
             return False  # a YAML key's plain value: `token: WinterIsComing99`
     return reads_as_written(text[start:end])

@@ -209,6 +209,9 @@ def test_a_dot_is_a_password_sign_only_after_a_password_name(text: str, form: st
         "  token: Float80?",
         "  password: UInt256?",
         "  password: String?",
+        # a declared member's type, whatever its name
+        "  val password: Vector3?",
+        "  override var password: Hash160?",
     ],
 )
 def test_an_optional_type_with_digits_stays(code: str) -> None:
