@@ -778,6 +778,9 @@ def is_written_password(key: str, value: str) -> bool:
     return looks_like_env_literal(signed) and not is_placeholder(written_part.rstrip("0123456789"))
 
 
+_ENVIRONMENT_CREDENTIALS = ("PASSWORD", "PASSWD", "PWD", "_PASS", "SECRET", "SECRET_KEY")
+
+
 def ends_a_sentence(key: str | None, value: str) -> bool:
     """Whether the `.` after a word and digits ends a sentence (`Token: RFC6750.`, `secret:
     section3.`, `password: step1.`, `PASS: Test1.`), not a password's (`password: Tiger1999.`):
@@ -786,6 +789,8 @@ def ends_a_sentence(key: str | None, value: str) -> bool:
     if _WORD_DIGITS_DOT.fullmatch(value) is None:
         return False
     key = key or ""
+    if key.isupper() and key.endswith(_ENVIRONMENT_CREDENTIALS):
+        return False  # an environment's password holds no prose (`PGPASSWORD=Release2.`)
     if key[:1] in ("n", "r", "t") and _PASSWORD_NAME.match(key[1:]):
         key = key[1:]  # after an escaped newline in JSON: `\\npassword: Tiger1999.`
     return not is_written_password(key, value) and looks_like_reference(value[:-1])

@@ -242,3 +242,23 @@ def test_a_leet_password_with_a_sign_goes_whole(text: str, form: str) -> None:
     name = text.split(" ")[0]
     expected = re.escape(name + " ") + _MARKER
     assert re.fullmatch(expected, _redacted(text, form)), _redacted(text, form)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "PGPASSWORD=Release2.",
+        "export PGPASSWORD=Release2.",
+        "MYSQLPASSWORD=Release2.",
+        "DJANGO_SECRET_KEY=Release2.",
+        "MYSQL_PASS=Release2.",
+    ],
+)
+@pytest.mark.parametrize("form", ["raw", "tool_use", "tool_result"])
+def test_an_environment_password_keeps_its_dot(text: str, form: str) -> None:
+    """An environment's password holds no prose: its last `.` is the value's, which goes whole
+    as it did before the `.` could end a sentence (`PGPASSWORD` names no password by its
+    words, so the password's-name test does not see it)."""
+    redacted = _redacted(text, form)
+    assert redacted.startswith(text.removesuffix("Release2.") + "[REDACTED:")
+    assert "Release2" not in redacted
