@@ -11,14 +11,18 @@ from operator import itemgetter
 
 from stet_lsp.gate import heuristics, syntax
 from stet_lsp.gate.allowlist import Allowlist
+from stet_lsp.gate.keynames import (
+    CAMEL_BOUNDARY,
+    KEY_PARTS,
+    TEST_RESULTS,
+    holds_a_credential_uuid,
+)
 from stet_lsp.gate.patterns import LazyPattern
 from stet_lsp.gate.prefilter import AnchorHit, Prefilter, ascii_lower, prefilter_for
 from stet_lsp.gate.rules import METADATA_KEY_SUFFIXES, RULES, Rule, env_value_rule
 from stet_lsp.gate.spans import Span
 
 _IDENTIFIER_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
-_CAMEL_BOUNDARY = re.compile(r"([a-z0-9])([A-Z])")
-_KEY_PARTS = re.compile(r"[_.\-]+")
 # Parts of a name that say the value is public (`public_key`, `NEXT_PUBLIC_API_KEY`).
 _PUBLIC = frozenset(("public", "publishable", "pub"))
 # Names ending so hold a vendor's public app identifier, which its client code ships
@@ -89,11 +93,8 @@ _LINE_STARTS = ("\n", "\\n", '"')
 # blank apart (`-p '…'`, `--password '…'`).
 _QUOTED_DOLLAR = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]{0,80}")
 _FLAG_BEFORE = re.compile(r"(?<![\w\-])--?[A-Za-z][A-Za-z0-9\-]{0,40}[ \t]?\Z")
-# The words a test runner's result line starts with (Go's `--- PASS:`, automake's and
-# DejaGnu's `PASS:`, `XPASS:`, jtreg's `Passed:`): what follows names a test.
 # What opens a literal or an argument a value may stand in (`"…"`, `f("…")`, `{…}`).
 _LITERAL_OPENERS = frozenset("\"'`({[")
-_TEST_RESULTS = frozenset(("PASS", "XPASS", "PASSED", "Passed"))
 # A test log's verdict line: the verdict, upper-case, starts its line (perhaps indented, or
 # after Go's `--- `), then `: ` and the test's name (`PASS: gas/i386/x86-64-pr20141`,
 # `UNSUPPORTED: ld-elf/pr26256-2b-alt`, `    --- PASS: TestParse/empty`), or Go's `=== RUN`
@@ -346,166 +347,12 @@ def _brace_end(text: str, start: int, end: int) -> int:
 
 def is_metadata_key(key: str) -> bool:
     """`token_type`, `max_tokens`, `apiKeyId`: names about a credential, not holding one."""
-    parts = _KEY_PARTS.split(_CAMEL_BOUNDARY.sub(r"\1_\2", key).lower().strip("_.-"))
+    parts = KEY_PARTS.split(CAMEL_BOUNDARY.sub(r"\1_\2", key).lower().strip("_.-"))
     return bool(parts) and (
         parts[-1] in METADATA_KEY_SUFFIXES
         or not _PUBLIC.isdisjoint(parts)
         or any(tuple(parts[-len(ending) :]) == ending for ending in _PUBLIC_ENDINGS)
     )
-
-
-# A name a drawn UUID is a credential under (`holds_a_credential_uuid`): a password's, an API
-# key's, a secret's; an upper-case snake name (an environment's, a constant's, a JSON or YAML
-# key) ending in `_TOKEN`, `_SECRET` or `_PASSWORD` (`SNYK_TOKEN`), unless the word before
-# says the token is none (`NEXT_PAGE_TOKEN`, `DEVICE_TOKEN`), or in `_KEY` after a word that
-# says a credential (`LICENSE_KEY`, `MASTER_KEY`: `TENANT_KEY`, `SITE_KEY`, `S3_KEY` hold ids,
-# and a vendor's `ACME_KEY` is left to the vendor's rule); a token named for access in any case
-# (`access_token`, `refreshToken`: an OAuth server's UUID tokens). Other names keep their
-# UUIDs: ids (`secret_id`, `api_key_id`: metadata), and tokens in lower or camel case
-# (`token`, `pageToken`, `next_page_token`, `client_token`), which are cursors, idempotency
-# and invitation tokens far more often than credentials.
-_UUID_PASSWORD_PARTS = frozenset(("pwd", "pass"))
-_UUID_PASSWORD_ENDINGS = ("password", "passwd", "passphrase")
-_UUID_ENV_ENDINGS = frozenset(("token", "secret", "password"))
-_UUID_ACCESS_TOKENS = frozenset(("access", "refresh", "auth", "api", "bearer"))
-_CREDENTIAL_KEYS = frozenset(
-    (
-        "api",
-        "access",
-        "secret",
-        "private",
-        "auth",
-        "authentication",
-        "authorization",
-        "master",
-        "signing",
-        "sign",
-        "hmac",
-        "jwt",
-        "encryption",
-        "encrypt",
-        "decryption",
-        "cipher",
-        "crypto",
-        "license",
-        "licence",
-        "product",
-        "activation",
-        "app",
-        "application",
-        "service",
-        "server",
-        "admin",
-        "root",
-        "deploy",
-        "consumer",
-        "subscription",
-        "integration",
-        "ingest",
-        "ingestion",
-        "webhook",
-        "cookie",
-        "shared",
-        "management",
-    )
-)
-_NOT_A_CREDENTIAL = frozenset(
-    (
-        "page",
-        "next",
-        "continuation",
-        "cursor",
-        "resume",
-        "idempotency",
-        "dedup",
-        "deduplication",
-        "client",
-        "sync",
-        "cancellation",
-        "request",
-        "correlation",
-        "trace",
-        "cache",
-        # a device's or a push service's registration
-        "device",
-        "push",
-        "fcm",
-        "gcm",
-        "apns",
-        "registration",
-        # a form's, or a link's mailed once
-        "csrf",
-        "xsrf",
-        "invite",
-        "invitation",
-        "reset",
-        "verification",
-        "verify",
-        "confirmation",
-        "confirm",
-        "unsubscribe",
-        # an OAuth flow's round trip
-        "state",
-        "nonce",
-    )
-)
-# `pass` after these is a pass of some work, not a password (`boarding_pass`, `render_pass`).
-_NOT_A_PASSWORD = frozenset(
-    (
-        "boarding",
-        "render",
-        "first",
-        "second",
-        "third",
-        "last",
-        "final",
-        "single",
-        "multi",
-        "compile",
-        "compiler",
-        "build",
-        "test",
-        "bus",
-        "season",
-        "day",
-    )
-)
-_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
-# An upper-case run before a capitalised word (`XApiKey`, `OAuthToken`).
-_ACRONYM_BOUNDARY = re.compile(r"([A-Z])([A-Z][a-z])")
-_NAME_NUMBER = re.compile(r"_?[0-9]+\Z")
-
-
-def holds_a_credential_uuid(key: str) -> bool:
-    """Whether a UUID assigned to `key` is a credential: `password`, `DB_PASS`, `PGPASSWORD`,
-    `api_key`, `x-api-key`, `client_secret`, `SECRET_KEY`, `aws_secret_access_key`,
-    `SNYK_TOKEN`, `LICENSE_KEY`, `access_token`. A diff's `+` or `-` before the name, a
-    namespace (`ns:apiKey`) and a number after it (`DB_PASSWORD_2`) are not judged; an
-    upper-case name may be an object's member (`process.env.ACME_TOKEN`)."""
-    if key in _TEST_RESULTS:
-        return False  # `--- PASS: <a test's UUID>`
-    name = _NAME_NUMBER.sub("", key.lstrip("+-").rpartition(":")[2])
-    split = _CAMEL_BOUNDARY.sub(r"\1_\2", _ACRONYM_BOUNDARY.sub(r"\1_\2", name))
-    parts = _KEY_PARTS.split(split.lower().strip("_.-"))
-    last = parts[-1]
-    before = parts[-2] if len(parts) > 1 else ""
-    if last == "pass" and before in _NOT_A_PASSWORD:
-        return False
-    if last == "key" and "kms" in parts:
-        return False  # a KMS key's id: `AWS_KMS_KEY`, `SSE_KMS_KEY`
-    if last in _UUID_PASSWORD_PARTS or last.endswith(_UUID_PASSWORD_ENDINGS):
-        return True
-    if last.endswith("apikey") or (before, last) == ("api", "key"):
-        return True
-    if last.endswith(("secret", "secretkey")) or (last == "key" and "secret" in parts):
-        return True
-    if last == "token" and before in _UUID_ACCESS_TOKENS:
-        return True
-    if _ENV_NAME.fullmatch(name.rpartition(".")[2]) is None:
-        return False
-    if last == "key":
-        return before in _CREDENTIAL_KEYS
-    return last in _UUID_ENV_ENDINGS and before not in _NOT_A_CREDENTIAL
 
 
 class RuleScanner:
@@ -950,7 +797,7 @@ class RuleScanner:
             before = self.text[start - 1] if start > 0 else ""
             bare = bool(before) and before not in _LITERAL_OPENERS
             bare &= not (before == "=" and key is not None and key.isupper())
-            login = key in _TEST_RESULTS and self._is_a_login(match, start)
+            login = key in TEST_RESULTS and self._is_a_login(match, start)
             verdict = key is not None and not login and self._is_verdict(match, start, end)
             secret = self._judge(
                 priority,
@@ -1218,7 +1065,7 @@ class RuleScanner:
         if key is not None and _is_openpgp_id(key, value):
             return False
         if (
-            key in _TEST_RESULTS
+            key in TEST_RESULTS
             and not login
             and (
                 syntax.is_test_path(value)

@@ -488,7 +488,7 @@ closes it: past its quotes closed and opened again (`_REOPENED`)."""
 # password's sign after a password's name only (`heuristics.ends_a_sentence`). After any
 # other value, or before more words (`Password: Welcome1. Change it`), a last `.` ends a
 # sentence (`password: see the vault.`, `token=Xk9mQ2vLp8rT.`) and stays outside the value.
-_WORD_DIGITS_DOT = (
+_KEPT_DOT = (
     r"(?=[A-Za-z]{3,40}[0-9]{1,12}\.(?![^\s\"'`\\]))"
     r"(?:(?<==)|(?![A-Za-z0-9]{4,52}\.[ \t]+(?![\w.\-]{1,40}=|-)\S))"
 )
@@ -497,7 +497,7 @@ _WORD_DIGITS_DOT = (
 def whole_value(least: int, most: int = 400) -> str:
     """A whole value as group `secret`: up to its closing quote when quoted (any character a
     secret key holds, escapes included), else up to whitespace (minus trailing `.,;`, but the
-    `.` of letters and digits, `_WORD_DIGITS_DOT`). A quoted value may stand in a call or
+    `.` of letters and digits, `_KEPT_DOT`). A quoted value may stand in a call or
     braces, or carry a literal's prefix (`_VALUE_WRAPPER`), or a YAML tag (`_YAML_TAG`)."""
     return (
         _YAML_TAG
@@ -507,7 +507,7 @@ def whole_value(least: int, most: int = 400) -> str:
         + rf"(?<=\")(?:[^\"\\\r\n]|\\[^\r\n]){{{least},{most}}}+(?=\")|"
         + _single_quoted(least, most)
         + rf"|(?<=`)[^`\r\n]{{{least},{most}}}+(?=`)"
-        + rf"|{_WORD_DIGITS_DOT}[^\s\"'`\\]{{{least},{most}}}"
+        + rf"|{_KEPT_DOT}[^\s\"'`\\]{{{least},{most}}}"
         + rf"|[^\s\"'`\\]{{{least},{most}}}(?<![.,;])"
         + r")"
     )

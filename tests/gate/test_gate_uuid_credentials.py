@@ -12,8 +12,8 @@ import uuid
 import pytest
 
 from stet_lsp.gate import ResultCache, redact_text
-from stet_lsp.gate.engine import holds_a_credential_uuid
 from stet_lsp.gate.heuristics import is_drawn_uuid
+from stet_lsp.gate.keynames import holds_a_credential_uuid
 
 UUID = "9e9f6717-4a88-4e0e-8aca-809e5a0e1573"  # uuid.uuid4()'s
 
