@@ -142,6 +142,8 @@ def holds_a_credential_uuid(key: str) -> bool:
     upper-case name may be an object's member (`process.env.ACME_TOKEN`)."""
     if key in TEST_RESULTS:
         return False  # `--- PASS: <a test's UUID>`
+    if key == "--token":
+        return True  # a command's token (`mytool --token=…`; `-token` may be a diff's line)
     name = _NAME_NUMBER.sub("", key.lstrip("+-").rpartition(":")[2])
     split = CAMEL_BOUNDARY.sub(r"\1_\2", _ACRONYM_BOUNDARY.sub(r"\1_\2", name))
     parts = KEY_PARTS.split(split.lower().strip("_.-"))
@@ -157,8 +159,10 @@ def holds_a_credential_uuid(key: str) -> bool:
         return True
     if last.endswith(("secret", "secretkey")) or (last == "key" and "secret" in parts):
         return True
-    if last == "token" and before in _UUID_ACCESS_TOKENS:
-        return True
+    if last == "token" and (
+        before in _UUID_ACCESS_TOKENS or (parts[0] == "x" and before not in _NOT_A_CREDENTIAL)
+    ):
+        return True  # or an HTTP header's (`X-Consul-Token`, `X-Vault-Token`; not `X-CSRF-Token`)
     if _ENV_NAME.fullmatch(name.rpartition(".")[2]) is None:
         return False
     if last == "key":

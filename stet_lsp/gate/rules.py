@@ -117,9 +117,10 @@ def _bearer_value(value: str, strict: bool) -> bool:
 def _header_bearer_value(value: str, strict: bool) -> bool:
     """The credential after an `Authorization` header's `Bearer`: the header says what it is,
     so an API's short key (`Bearer Xk9mQ2vLp8rT`) is one from 8 characters, where `bearer`
-    alone (prose's `bearer token`) asks `_bearer_value`'s length. Names written as code
-    (`Bearer accessToken`, `Bearer myToken2`), placeholders and digests stay."""
-    if _bearer_value(value, strict):
+    alone (prose's `bearer token`) asks `_bearer_value`'s length, and a drawn UUID is one
+    (an OAuth server's, Consul's tokens). Names written as code (`Bearer accessToken`,
+    `Bearer myToken2`), placeholders and digests stay."""
+    if _bearer_value(value, strict) or heuristics.is_drawn_uuid(value):
         return True
     return (
         len(value) >= 8
