@@ -105,6 +105,9 @@ _WIDTH_BEFORE_QUESTION = re.compile(r"[A-Za-z]{1,40}(?:8|16|32|64|80|128|256)\?"
 # A YAML key starts its line (perhaps an item's, after `- `); a word before it declares code's
 # member (`val password: Vector3?`, `override var password: Hash160?`).
 _KEY_STARTS_LINE = re.compile(r"(?:^|[\r\n\"]|\\[nr])[ \t]{0,40}(?:-[ \t]{1,4})?\Z")
+# A line before it that ends in `(`, `,` or `{` opens a parameter list or a body: the key is a
+# parameter's or a member's (`fun login(` then `    password: Hash160?`), not YAML's.
+_OPENED_ON_THE_LINE_BEFORE = re.compile(r"[(,{][ \t]*(?:\r?\n|(?:\\+r)?\\+n)[ \t]{0,40}\Z")
 # A type alias (`type ColonToken = PunctuationToken<SyntaxKind.ColonToken>;`).
 _TYPE_ALIAS = re.compile(r"(?:^|[^\w$]|\\[nrt])type[ \t]{1,4}\Z")
 _ALIAS_EQUALS = re.compile(r"[ \t]{0,4}=[ \t]{0,4}")
@@ -194,6 +197,7 @@ def annotates_a_type(text: str, key_start: int, key_end: int, start: int) -> boo
             or _DIGITS_BEFORE_EXTENSION.fullmatch(text, start, end) is not None
             or (
                 _KEY_STARTS_LINE.search(text, before, key_start) is not None
+                and _OPENED_ON_THE_LINE_BEFORE.search(text, before, key_start) is None
                 and _written_before_question(text[key_start:key_end], text[start:end])
             )
         ):
