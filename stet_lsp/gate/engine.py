@@ -190,6 +190,14 @@ def _after_an_escape(text: str, at: int) -> bool:
     return backslashes % 2 == 1
 
 
+def _after_a_break(text: str, at: int) -> bool:
+    """Whether the character at `at` is the letter of an escape (`_after_an_escape`), or of a
+    line break or tab escaped at any depth (`\\\\npassword:` in a tool's JSON result)."""
+    return _after_an_escape(text, at) or (
+        text[at : at + 1] in ("n", "r", "t") and text.startswith("\\", at - 1)
+    )
+
+
 def _is_openpgp_id(key: str, value: str) -> bool:
     return (
         _OPENPGP_NAME.search(key) is not None
@@ -704,7 +712,7 @@ class RuleScanner:
             end = block_end
         # Hostile text repeats one assignment thousands of times: judge each value once.
         key = match.group("key") if "key" in match.re.groupindex else None
-        if key and self.escapes and _after_an_escape(self.text, match.start("key")):
+        if key and self.escapes and _after_a_break(self.text, match.start("key")):
             key = key[1:]  # `\\nPASS:` in a JSON string: the escape's `n` is no part of the name
         if (
             key

@@ -618,10 +618,9 @@ _BOOTSTRAP_TOKEN = re.compile(r"[a-z0-9]{6}\.(?P<secret>[a-z0-9]{16})")
 # (`config.password.`, `python3.12.`), or, before a `$`, in a lower-case or humped name
 # (`subject1$`, `effectOK4$`: observables too); a password's word is often capitalised. A `.`
 # ends a sentence as often (`token: RFC6750.`): `ends_a_sentence` tells it apart.
-_WORD_DIGITS_SIGN = re.compile(
-    r"(?:[A-Z][a-z]{2,40}|[A-Z]{3,40})[0-9]{1,12}\$|[A-Za-z]{3,40}[0-9]{1,12}\."
-)
-_WORD_DIGITS_DOT = re.compile(r"[A-Za-z]{3,40}[0-9]{1,12}\.")
+WORD_DIGITS_DOT = r"[A-Za-z]{3,40}[0-9]{1,12}\."
+_WORD_DIGITS_DOT = re.compile(WORD_DIGITS_DOT)
+_WORD_DIGITS_SIGN = re.compile(r"(?:[A-Z][a-z]{2,40}|[A-Z]{3,40})[0-9]{1,12}\$|" + WORD_DIGITS_DOT)
 
 
 def looks_like_reference(value: str) -> bool:
@@ -791,8 +790,6 @@ def ends_a_sentence(key: str | None, value: str) -> bool:
     key = key or ""
     if key.isupper() and key.endswith(_ENVIRONMENT_CREDENTIALS):
         return False  # an environment's password holds no prose (`PGPASSWORD=Release2.`)
-    if key[:1] in ("n", "r", "t") and _PASSWORD_NAME.match(key[1:]):
-        key = key[1:]  # after an escaped newline in JSON: `\\npassword: Tiger1999.`
     return not is_written_password(key, value) and looks_like_reference(value[:-1])
 
 

@@ -490,7 +490,7 @@ closes it: past its quotes closed and opened again (`_REOPENED`)."""
 # other value, or before more words (`Password: Welcome1. Change it`), a last `.` ends a
 # sentence (`password: see the vault.`, `token=Xk9mQ2vLp8rT.`) and stays outside the value.
 _KEPT_DOT = (
-    r"(?=[A-Za-z]{3,40}[0-9]{1,12}\.(?![^\s\"'`\\]))"
+    rf"(?={heuristics.WORD_DIGITS_DOT}(?![^\s\"'`\\]))"
     r"(?:(?<==)|(?![A-Za-z0-9]{4,52}\.[ \t]+(?![\w.\-]{1,40}=|-)\S))"
 )
 
