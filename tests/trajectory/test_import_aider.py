@@ -907,3 +907,51 @@ def test_public_sample() -> None:
         ("file_change", "tests/poi_validator.test.ts"),
         ("commit", None),
     ]
+
+
+def test_a_failed_request_of_the_model_is_an_error(tmp_path: Path) -> None:
+    history = """
+# aider chat started at 2026-01-05 10:00:00
+
+> Aider v0.86.2¶
+> Model: gpt-4.1 with diff edit format¶
+
+#### hi¶
+> litellm.RateLimitError: RateLimitError: OpenAIException - slow down¶
+> The API provider has rate limited you. Try again later or check your quotas.¶
+> Retrying in 0.2 seconds...¶
+> litellm.Timeout: Timeout: OpenAIException - no answer¶
+> The API provider timed out without returning a response. They may be down or overloaded.¶
+> Retrying in 0.5 seconds...¶
+> litellm.AuthenticationError: AuthenticationError: OpenAIException - bad key¶
+> The API provider is not able to authenticate you. Check your API key.¶
+> https://platform.example.com/account/api-keys¶
+> Open URL for more info? (Y)es/(N)o/(D)on't ask again [Yes]: n¶
+> litellm.set_verbose is on¶
+""".replace("¶", "  ")
+    parsed = AIDER.parse(write(tmp_path, history))
+    errors = of(parsed.events, Error)
+    assert [error.message.split("\n") for error in errors] == [
+        [
+            "litellm.RateLimitError: RateLimitError: OpenAIException - slow down",
+            "The API provider has rate limited you. Try again later or check your quotas.",
+            "Retrying in 0.2 seconds...",
+        ],
+        [
+            "litellm.Timeout: Timeout: OpenAIException - no answer",
+            "The API provider timed out without returning a response. They may be down or "
+            "overloaded.",
+            "Retrying in 0.5 seconds...",
+        ],
+        [
+            "litellm.AuthenticationError: AuthenticationError: OpenAIException - bad key",
+            "The API provider is not able to authenticate you. Check your API key.",
+            "https://platform.example.com/account/api-keys",
+        ],
+    ]
+    assert not any(error.interrupt for error in errors)
+    assert errors[0].source.line == line_of(history, "> litellm.RateLimitError")
+    # The question after the links, and output that only names litellm, stay aider output.
+    raws = [str(raw.record) for raw in of(parsed.events, RawEvent)]
+    assert raws[-1].startswith("Open URL for more info?")
+    assert raws[-1].endswith("litellm.set_verbose is on")

@@ -41,7 +41,9 @@ is triple backticks, or the `<source>` … `</source>` (and `<code>`, `<pre>`, `
 what earlier requests of the same user message cost); `Commit` -> commit; `Running` -> a
 `shell` tool call (aider does not record the output); `^C KeyboardInterrupt` -> an interrupting
 error; `The LLM did not conform to the edit format.` and `Exception while updating files:` with
-the report after them -> error. All other output (announcements, questions, warnings, model
+the report after them -> error; a request the model's API failed (`litellm.RateLimitError: …`,
+`litellm.Timeout: …`) -> error, with what aider prints after it (the error's description, its
+links, `Retrying in 0.2 seconds...`). All other output (announcements, questions, warnings, model
 switches) is kept in order as raw events, consecutive lines together; announcements also fill
 in the session_start (version, model) and a later `Model:` line (after `/model`, `/chat-mode`,
 `/architect`) sets the model of the answers and usage after it.
@@ -114,6 +116,10 @@ _FAILED_BLOCK = re.compile(
 )
 _REASONING_TAGS = (("<thinking-content-", "</thinking-content-"), ("<think>", "</think>"))
 _ERROR_STARTS = ("The LLM did not conform to the edit format.", "Exception while updating files:")
+# A request the model's API failed, as litellm names its exceptions, and the lines aider
+# prints after one: the description it gives the exception, links, the retry notice.
+_API_ERROR = re.compile(r"litellm\.(?:\w+Error|Timeout): ")
+_API_ERROR_TAIL = re.compile(r"The API provider\b.*|Retrying in [\d.]+ seconds\.\.\.|https?://\S+")
 # Messages that end the report an error start is followed by.
 _KNOWN_STARTS = ("Tokens: ", "Applied edit to ", "Commit ", "Running ", "Aider v")
 
@@ -441,7 +447,7 @@ class _History:
         if not text:
             return
         first = block.lines[0]
-        if first.startswith(_ERROR_STARTS):
+        if first.startswith(_ERROR_STARTS) or _API_ERROR.match(first):
             self._flush_raw()
             self.emit(Error, block.line, message=text)
             self._error_report(text)
@@ -482,6 +488,11 @@ class _History:
         last = self.events[-1] if self.events else None
         if not isinstance(last, Error) or last.interrupt or first.startswith(_KNOWN_STARTS):
             return False
+        if _API_ERROR.match(last.message):
+            if not _API_ERROR_TAIL.fullmatch(text):
+                return False
+            last.message += "\n" + text
+            return True
         if not (first.startswith("https://aider.chat/") or "\n" in text or "SEARCH" in text):
             return False
         if not last.message.startswith(_ERROR_STARTS):
