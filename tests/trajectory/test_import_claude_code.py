@@ -1295,6 +1295,30 @@ def test_a_hook_that_blocked_stopped_or_failed_is_an_error_with_its_words(tmp_pa
     assert [r.reason for r in of(events, RawEvent)] == ["attachment (hook_non_blocking_error)"]
 
 
+def test_a_prompt_a_hook_stopped_is_followed_by_an_error_not_a_prompt(tmp_path: Path) -> None:
+    """A UserPromptSubmit hook that stops the turn (`continue: false`) keeps the prompt and
+    has the harness answer it with a user record of its own, `Operation stopped by hook:`
+    and the hook's reason: an error, the model never saw it. The same words typed as a
+    prompt later (a user asking about them) are a prompt."""
+    stop = "Operation stopped by hook: Another session is active"
+    records: list[Any] = [
+        user("u1", None, "fix tests", "2026-02-03T00:25:13.595Z"),
+        user("u2", "u1", stop, "2026-02-03T00:25:14.150Z"),
+        user("u3", "u2", "fix tests", "2026-02-03T00:25:21.762Z"),
+        user("u4", "u3", "Operation stopped by hook", "2026-02-03T00:25:22.000Z"),
+        assistant("a1", "u4", "msg_1", [{"type": "text", "text": "Done."}], "2026-02-03T00:26Z"),
+        user("u5", "a1", f"what does {stop!r} mean?", "2026-02-03T00:27:00.000Z"),
+        assistant("a2", "u5", "msg_2", [{"type": "text", "text": "A hook."}], "2026-02-03T00:27Z"),
+        user("u6", "a2", stop + " (it says so again)", "2026-02-03T00:28:00.000Z"),
+    ]
+    events = IMPORTER.parse(write(tmp_path / "s.jsonl", records)).events
+    assert [(e.message, e.interrupt, e.source.line) for e in of(events, Error)] == [
+        (stop, False, 2),
+        ("Operation stopped by hook", False, 4),
+    ]
+    assert [u.source.line for u in of(events, UserMessage)] == [1, 3, 6, 8]
+
+
 def test_an_agent_stopped_at_its_turn_limit_is_an_error(tmp_path: Path) -> None:
     """A `max_turns_reached` attachment (2.1 builds: a subagent, or a run given --max-turns,
     hit its cap) ends the run short of its answer: an error saying so, not an interrupt

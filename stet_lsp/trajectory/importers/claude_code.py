@@ -14,7 +14,9 @@ One JSON object a line, appended as the session runs. The records, by `type`:
   `isCompactSummary` marks the summary that replaces a compacted conversation, `isMeta` text
   the harness added (command caveats, skill bodies); "[Request interrupted by user…]" is the
   user stopping the agent; `<task-notification>` text (`origin.kind` "task-notification" in
-  later builds) is the harness telling the model a background task ended, kept raw.
+  later builds) is the harness telling the model a background task ended, kept raw;
+  "Operation stopped by hook: <reason>" answering the prompt just before it is the harness
+  saying a UserPromptSubmit hook stopped the turn, an error.
 * `assistant`: one content block of a model reply (`text`, `thinking`, `redacted_thinking`,
   `tool_use`). A reply with several blocks is written as several records that repeat the same
   `message.id`, `requestId` and `usage`. `isApiErrorMessage` marks an error the harness wrote
@@ -190,6 +192,9 @@ _KEPT_RECORDS = {
 
 _SPAWN_TOOLS = frozenset({"Task", "Agent"})
 _INTERRUPTED = "[Request interrupted by user"
+# What the harness writes, as a user record answering the prompt just before it, when a
+# UserPromptSubmit hook stopped the turn (`continue: false`, and its `stopReason`).
+_HOOK_STOPPED = "Operation stopped by hook"
 _TASK_NOTIFICATION = "<task-notification>"
 # What the harness queues for the model beside the prompts typed while the agent works.
 _QUEUED_NOTICES = (_TASK_NOTIFICATION, "<agent-notification>")
@@ -478,6 +483,7 @@ class _FileReader:
         self.sidechain_of: dict[str, str] = {}  # record uuid -> inline sidechain agent id
         self.call_of_record: dict[str, list[str]] = {}  # assistant record uuid -> its calls
         self.started: set[str] = set()  # agents whose Subagent event is out
+        self.prompt_uuid: str | None = None  # the last prompt's record
         self.pending_compaction: Compaction | None = None
         self.latest_sidechain: str | None = None
         self.record_cwd: str | None = None  # the folder the record was written in
@@ -631,6 +637,13 @@ class _FileReader:
             reason = "a background task's notification the harness sent the model"
             self._emit(RawEvent, at, record=record, reason=reason)
             return
+        parent = record.get("parentUuid")
+        stopped = isinstance(content, str) and _stopped_by_hook(content)
+        if stopped and parent is not None and parent == self.prompt_uuid:
+            self._emit(Error, at, message=content)
+            return
+        if _is_prompt(record):
+            self.prompt_uuid = _str(record.get("uuid"))
         if isinstance(content, str):
             self._user_text(at, content)
             return
@@ -1464,6 +1477,10 @@ def _is_queued_notice(text: str) -> bool:
     """Whether queued text is the harness's notice to the model (a background task or an
     agent ended), which no one typed."""
     return text.lstrip().startswith(_QUEUED_NOTICES)
+
+
+def _stopped_by_hook(text: str) -> bool:
+    return text == _HOOK_STOPPED or text.startswith(_HOOK_STOPPED + ": ")
 
 
 def _is_prompt(record: dict[str, Any]) -> bool:
