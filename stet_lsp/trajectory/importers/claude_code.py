@@ -16,7 +16,9 @@ One JSON object a line, appended as the session runs. The records, by `type`:
   user stopping the agent; `<task-notification>` text (`origin.kind` "task-notification" in
   later builds) is the harness telling the model a background task ended, kept raw;
   "Operation stopped by hook: <reason>" answering the prompt just before it is the harness
-  saying a UserPromptSubmit hook stopped the turn, an error.
+  saying a UserPromptSubmit hook stopped the turn, an error; `<local-command-stdout>` (and
+  `-stderr`) text is what a slash command printed, kept raw as the `local_command` system
+  records of later builds that hold it are.
 * `assistant`: one content block of a model reply (`text`, `thinking`, `redacted_thinking`,
   `tool_use`). A reply with several blocks is written as several records that repeat the same
   `message.id`, `requestId` and `usage`. `isApiErrorMessage` marks an error the harness wrote
@@ -635,6 +637,10 @@ class _FileReader:
             return
         if _is_task_notification(record, content):
             reason = "a background task's notification the harness sent the model"
+            self._emit(RawEvent, at, record=record, reason=reason)
+            return
+        if _text_of(content).lstrip().startswith(_COMMAND_OUTPUT_TAGS):
+            reason = "output of a local command (a slash command the harness ran)"
             self._emit(RawEvent, at, record=record, reason=reason)
             return
         parent = record.get("parentUuid")
@@ -1405,10 +1411,12 @@ def _int(value: Any) -> int:
     return whole_count(value) or 0
 
 
+# What a local command (`/exit`, `/ide`, `/mcp`) prints, which the harness writes as a user
+# record after the one naming the command: no message the user wrote.
+_COMMAND_OUTPUT_TAGS = ("<local-command-stdout>", "<local-command-stderr>")
 _LOCAL_COMMAND_TAGS = (
     "<local-command-caveat>",
-    "<local-command-stdout>",
-    "<local-command-stderr>",
+    *_COMMAND_OUTPUT_TAGS,
     "<command-name>",
     "<command-message>",
 )
