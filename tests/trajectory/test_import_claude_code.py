@@ -1025,6 +1025,38 @@ def test_what_a_local_command_printed_as_a_user_record_is_no_prompt(tmp_path: Pa
     assert of(events, Rewind) == []
 
 
+def test_a_reply_the_harness_wrote_in_the_models_place_is_no_agent_message(
+    tmp_path: Path,
+) -> None:
+    """A session resumed after a conversation that ends on a user record (here `/exit` and
+    its output) gets a reply of the model `<synthetic>` the harness writes itself, "No
+    response requested.", with no request behind it: raw, not something the model said,
+    and no usage. A synthetic reply that is an API error stays an error."""
+    zero = {"input_tokens": 0, "output_tokens": 0}
+    sentinel = [{"type": "text", "text": "No response requested."}]
+    command = "<command-name>/exit</command-name>\n<command-message>exit</command-message>"
+    records: list[Any] = [
+        user("u1", None, "Start", "2026-01-07T11:00:00Z"),
+        assistant("a1", "u1", "m1", [{"type": "text", "text": "Hi."}], "2026-01-07T11:00:01Z"),
+        user("u2", "a1", command, "2026-01-07T11:01:00Z"),
+        user("u3", "u2", "<local-command-stdout>Bye!</local-command-stdout>", "t"),
+        assistant("a2", "u3", "m2", sentinel, "2026-01-07T11:27:31Z", zero, model="<synthetic>"),
+        user("u4", "a2", "Go on", "2026-01-07T11:28:00Z"),
+        assistant("a3", "u4", "m3", [{"type": "text", "text": "On it."}], "2026-01-07T11:28:01Z"),
+    ]
+    events = IMPORTER.parse(write(tmp_path / "r.jsonl", records)).events
+    assert [(m.text, m.model) for m in of(events, AgentMessage)] == [
+        ("Hi.", MODEL),
+        ("On it.", MODEL),
+    ]
+    synthetic = [r for r in of(events, RawEvent) if r.source.line == 5]
+    assert [r.reason for r in synthetic] == [
+        "reply the harness wrote in the model's place (no request)"
+    ]
+    assert len(of(events, Usage)) == 2 and of(events, Rewind) == []
+    assert of(events, SessionStart)[0].model == MODEL
+
+
 def test_records_without_an_event_of_their_own_are_kept(tmp_path: Path) -> None:
     progress = {**COMMON, "type": "progress", "timestamp": "t", "parentToolUseID": "x"}
     attachment = {**COMMON, "type": "attachment", "timestamp": "t"}

@@ -22,7 +22,9 @@ One JSON object a line, appended as the session runs. The records, by `type`:
 * `assistant`: one content block of a model reply (`text`, `thinking`, `redacted_thinking`,
   `tool_use`). A reply with several blocks is written as several records that repeat the same
   `message.id`, `requestId` and `usage`. `isApiErrorMessage` marks an error the harness wrote
-  in the model's place.
+  in the model's place; other text of the model `<synthetic>` is the harness's too (the "No
+  response requested." a resumed session adds after a conversation that ends on a user
+  record), kept raw.
 * `system`: harness events by `subtype`: `compact_boundary` (the conversation was compacted;
   the summary follows as a `user` record), `api_error` (a retried request), `local_command`
   (a slash command), `turn_duration`, `stop_hook_summary`, informational notices.
@@ -701,6 +703,10 @@ class _FileReader:
             self._emit(Error, at, message=text)
             return
         model = _str(message.get("model"))
+        if model == _SYNTHETIC_MODEL and _only_text(content):
+            reason = "reply the harness wrote in the model's place (no request)"
+            self._emit(RawEvent, at, record=record, reason=reason)
+            return
         if model and model != _SYNTHETIC_MODEL and self.out.model is None:
             self.out.model = model
         if isinstance(content, str):
@@ -1485,6 +1491,14 @@ def _is_queued_notice(text: str) -> bool:
     """Whether queued text is the harness's notice to the model (a background task or an
     agent ended), which no one typed."""
     return text.lstrip().startswith(_QUEUED_NOTICES)
+
+
+def _only_text(content: Any) -> bool:
+    if isinstance(content, str):
+        return True
+    return isinstance(content, list) and all(
+        isinstance(block, dict) and block.get("type") == "text" for block in content
+    )
 
 
 def _stopped_by_hook(text: str) -> bool:
