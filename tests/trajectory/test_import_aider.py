@@ -955,3 +955,48 @@ def test_a_failed_request_of_the_model_is_an_error(tmp_path: Path) -> None:
     raws = [str(raw.record) for raw in of(parsed.events, RawEvent)]
     assert raws[-1].startswith("Open URL for more info?")
     assert raws[-1].endswith("litellm.set_verbose is on")
+
+
+def test_a_failed_request_keeps_its_whole_report_in_order(tmp_path: Path) -> None:
+    history = """
+# aider chat started at 2026-01-05 10:00:00
+
+> Aider v0.86.2¶
+> Model: gpt-4.1 with diff edit format¶
+
+#### hi¶
+> litellm.BadRequestError: LLM Provider NOT provided. You passed model=nvidia/x¶
+> Pass model as E.g. For 'Huggingface' pass in `completion(model='huggingface/x')`¶
+> https://docs.litellm.ai/docs/providers¶
+> Open URL for more info? (Y)es/(N)o/(D)on't ask again [Yes]: y¶
+> https://docs.litellm.ai/docs/providers¶
+
+#### again¶
+> litellm.APIConnectionError: AzureException APIConnectionError - peer closed connection¶
+> Traceback (most recent call last):¶
+> File "/x/httpx/_transports/default.py", line 72, in map_httpcore_exceptions¶
+> httpcore.RemoteProtocolError: peer closed connection¶
+> Retrying in 0.2 seconds...¶
+""".replace("¶", "  ")
+    parsed = AIDER.parse(write(tmp_path, history))
+    errors = of(parsed.events, Error)
+    assert [error.message.split("\n") for error in errors] == [
+        [
+            "litellm.BadRequestError: LLM Provider NOT provided. You passed model=nvidia/x",
+            "Pass model as E.g. For 'Huggingface' pass in `completion(model='huggingface/x')`",
+            "https://docs.litellm.ai/docs/providers",
+        ],
+        [
+            "litellm.APIConnectionError: AzureException APIConnectionError - peer closed "
+            "connection",
+            "Traceback (most recent call last):",
+            'File "/x/httpx/_transports/default.py", line 72, in map_httpcore_exceptions',
+            "httpcore.RemoteProtocolError: peer closed connection",
+            "Retrying in 0.2 seconds...",
+        ],
+    ]
+    # After the question (aider output kept raw) a link no longer joins the error above it.
+    raws = [str(raw.record) for raw in of(parsed.events, RawEvent)]
+    assert any(
+        raw.startswith("Open URL for more info?") and raw.endswith("docs/providers") for raw in raws
+    )

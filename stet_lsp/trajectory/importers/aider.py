@@ -42,14 +42,13 @@ what earlier requests of the same user message cost); `Commit` -> commit; `Runni
 `shell` tool call (aider does not record the output); `^C KeyboardInterrupt` -> an interrupting
 error; `The LLM did not conform to the edit format.` and `Exception while updating files:` with
 the report after them -> error; a request the model's API failed (`litellm.RateLimitError: …`,
-`litellm.Timeout: …`) -> error, with what aider prints after it (the error's description, its
-links, `Retrying in 0.2 seconds...`). All other output (announcements, questions, warnings, model
-switches) is kept in order as raw events, consecutive lines together; announcements also fill
-in the session_start (version, model) and a later `Model:` line (after `/model`, `/chat-mode`,
-`/architect`) sets the model of the answers and usage after it.
-
-Files whose trailing spaces were stripped by an editor lose the message boundaries: then every
-`> `/`#### ` line is taken as aider output or user input.
+`litellm.Timeout: …`) -> error, with what aider prints after it up to a question (the error's
+description, a traceback, links, `Retrying in 0.2 seconds...`). All other output
+(announcements, questions, warnings, model switches) is kept in order as raw events,
+consecutive lines together; announcements also fill in the session_start (version, model) and a
+later `Model:` line (after `/model`, `/chat-mode`, `/architect`) sets the model of the answers
+and usage after it. Files whose trailing spaces were stripped by an editor lose the message
+boundaries: then every `> `/`#### ` line is taken as aider output or user input.
 """
 
 from __future__ import annotations
@@ -116,10 +115,11 @@ _FAILED_BLOCK = re.compile(
 )
 _REASONING_TAGS = (("<thinking-content-", "</thinking-content-"), ("<think>", "</think>"))
 _ERROR_STARTS = ("The LLM did not conform to the edit format.", "Exception while updating files:")
-# A request the model's API failed, as litellm names its exceptions, and the lines aider
-# prints after one: the description it gives the exception, links, the retry notice.
+# A request the model's API failed, as litellm names its exceptions. What aider prints after
+# one (its description, a traceback, links, the retry notice) is the error's report, up to a
+# question or a failed edit.
 _API_ERROR = re.compile(r"litellm\.(?:\w+Error|Timeout): ")
-_API_ERROR_TAIL = re.compile(r"The API provider\b.*|Retrying in [\d.]+ seconds\.\.\.|https?://\S+")
+_API_ERROR_ENDS = re.compile(r"\(Y\)es/\(N\)o|SEARCH/REPLACE block")
 # Messages that end the report an error start is followed by.
 _KNOWN_STARTS = ("Tokens: ", "Applied edit to ", "Commit ", "Running ", "Aider v")
 
@@ -450,7 +450,8 @@ class _History:
         if first.startswith(_ERROR_STARTS) or _API_ERROR.match(first):
             self._flush_raw()
             self.emit(Error, block.line, message=text)
-            self._error_report(text)
+            if not _API_ERROR.match(first):
+                self._error_report(text)
             return
         if self._error_continues(first, text):
             return
@@ -484,12 +485,15 @@ class _History:
             self._raw_line(block.line, text)
 
     def _error_continues(self, first: str, text: str) -> bool:
-        """A message after an error start that belongs to its report joins that error."""
+        """A message after an error start that belongs to its report joins that error (only
+        while nothing after the error was kept as aider output, so the order stays)."""
         last = self.events[-1] if self.events else None
         if not isinstance(last, Error) or last.interrupt or first.startswith(_KNOWN_STARTS):
             return False
+        if self.raw is not None:
+            return False
         if _API_ERROR.match(last.message):
-            if not _API_ERROR_TAIL.fullmatch(text):
+            if _API_ERROR_ENDS.search(text) or first.startswith("^C"):
                 return False
             last.message += "\n" + text
             return True
