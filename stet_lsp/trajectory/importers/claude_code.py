@@ -16,15 +16,16 @@ One JSON object a line, appended as the session runs. The records, by `type`:
   user stopping the agent; `<task-notification>` text (`origin.kind` "task-notification" in
   later builds) is the harness telling the model a background task ended, kept raw;
   "Operation stopped by hook: <reason>" answering the prompt just before it is the harness
-  saying a UserPromptSubmit hook stopped the turn, an error; `<local-command-stdout>` (and
-  `-stderr`) text is what a slash command printed, kept raw as the `local_command` system
-  records of later builds that hold it are.
+  saying a UserPromptSubmit hook stopped the turn, an error; a record of nothing but
+  `<local-command-stdout>` (and `-stderr`) elements is what a slash command printed, kept raw
+  as the `local_command` system records of later builds that hold it are.
 * `assistant`: one content block of a model reply (`text`, `thinking`, `redacted_thinking`,
   `tool_use`). A reply with several blocks is written as several records that repeat the same
   `message.id`, `requestId` and `usage`. `isApiErrorMessage` marks an error the harness wrote
-  in the model's place; other text of the model `<synthetic>` is the harness's too (the "No
-  response requested." a resumed session adds after a conversation that ends on a user
-  record), kept raw.
+  in the model's place, as is a `<synthetic>` reply of text alone saying `API Error…` or
+  `Claude AI usage limit reached|<time>`; other text alone of the model `<synthetic>` is the
+  harness's too (the "No response requested." a resumed session adds after a conversation
+  that ends on a user record), kept raw.
 * `system`: harness events by `subtype`: `compact_boundary` (the conversation was compacted;
   the summary follows as a `user` record), `api_error` (a retried request), `local_command`
   (a slash command), `turn_duration`, `stop_hook_summary`, informational notices.
@@ -207,6 +208,8 @@ _SLASH_COMMAND = re.compile(r"/[\w:.-]+(?:\s|$)")
 # The most prompts followed while queued: a person types a few while the agent works.
 _QUEUE_HELD = 256
 _SYNTHETIC_MODEL = "<synthetic>"
+# Errors earlier builds wrote as a `<synthetic>` reply without `isApiErrorMessage`.
+_HARNESS_ERROR = re.compile(r"API Error\b|Claude AI usage limit reached\|\d+$")
 _AGENT_ID_MARK = "agentId: "
 
 E = TypeVar("E", bound=EventBase)
@@ -487,7 +490,7 @@ class _FileReader:
         self.sidechain_of: dict[str, str] = {}  # record uuid -> inline sidechain agent id
         self.call_of_record: dict[str, list[str]] = {}  # assistant record uuid -> its calls
         self.started: set[str] = set()  # agents whose Subagent event is out
-        self.prompt_uuid: str | None = None  # the last prompt's record
+        self.prompt_uuid: str | None = None  # the main chain's last record, if a prompt
         self.pending_compaction: Compaction | None = None
         self.latest_sidechain: str | None = None
         self.record_cwd: str | None = None  # the folder the record was written in
@@ -641,17 +644,18 @@ class _FileReader:
             reason = "a background task's notification the harness sent the model"
             self._emit(RawEvent, at, record=record, reason=reason)
             return
-        if _text_of(content).lstrip().startswith(_COMMAND_OUTPUT_TAGS):
+        text = _text_of(content)
+        if _COMMAND_OUTPUT.fullmatch(text):
             reason = "output of a local command (a slash command the harness ran)"
             self._emit(RawEvent, at, record=record, reason=reason)
             return
-        parent = record.get("parentUuid")
-        stopped = isinstance(content, str) and _stopped_by_hook(content)
-        if stopped and parent is not None and parent == self.prompt_uuid:
-            self._emit(Error, at, message=content)
-            return
-        if _is_prompt(record):
-            self.prompt_uuid = _str(record.get("uuid"))
+        if at.agent is None:
+            parent = record.get("parentUuid")
+            if _stopped_by_hook(text) and parent is not None and parent == self.prompt_uuid:
+                self._emit(Error, at, message=text)
+                return
+            typed = _is_prompt(record) and not text.startswith(_INTERRUPTED)
+            self.prompt_uuid = _str(record.get("uuid")) if typed else None
         if isinstance(content, str):
             self._user_text(at, content)
             return
@@ -704,6 +708,9 @@ class _FileReader:
             return
         model = _str(message.get("model"))
         if model == _SYNTHETIC_MODEL and _only_text(content):
+            if _HARNESS_ERROR.match(text := _text_of(content)):
+                self._emit(Error, at, message=text)
+                return
             reason = "reply the harness wrote in the model's place (no request)"
             self._emit(RawEvent, at, record=record, reason=reason)
             return
@@ -1418,11 +1425,14 @@ def _int(value: Any) -> int:
 
 
 # What a local command (`/exit`, `/ide`, `/mcp`) prints, which the harness writes as a user
-# record after the one naming the command: no message the user wrote.
-_COMMAND_OUTPUT_TAGS = ("<local-command-stdout>", "<local-command-stderr>")
+# record of its own: no message the user wrote (a prompt that quotes such output is one).
+_COMMAND_OUTPUT = re.compile(
+    r"\s*(?:<local-command-(stdout|stderr)>.*?</local-command-\1>\s*)+", re.DOTALL
+)
 _LOCAL_COMMAND_TAGS = (
     "<local-command-caveat>",
-    *_COMMAND_OUTPUT_TAGS,
+    "<local-command-stdout>",
+    "<local-command-stderr>",
     "<command-name>",
     "<command-message>",
 )
