@@ -155,7 +155,7 @@ def summarise(
             counts[0] += event.added
             counts[1] += event.removed
         elif isinstance(event, UserMessage) and brief is None and event.agent is None:
-            brief = event.text[:_BRIEF_LIMIT]
+            brief = request_of(event.text)[:_BRIEF_LIMIT]
     totals = Totals(
         input_tokens=input_tokens,
         output_tokens=output_tokens,
@@ -183,6 +183,22 @@ def summarise(
         problems=list(problems),
         sources=list(sources),
     )
+
+
+def request_of(text: str) -> str:
+    """What a user asked, without the context an editor put before it: Codex's IDE
+    extension starts a prompt with `# Context from my IDE setup:` (the active file, open
+    tabs) or `# Files mentioned by the user:`, and the request follows `## My request for
+    Codex:`."""
+    if text.lstrip().startswith(_IDE_CONTEXT):
+        _, found, request = text.partition(_IDE_REQUEST)
+        if found and request.strip():
+            return request.strip()
+    return text
+
+
+_IDE_CONTEXT = ("# Context from my IDE setup:", "# Files mentioned by the user:")
+_IDE_REQUEST = "\n## My request for Codex:"
 
 
 def first_and_last(times: Sequence[str]) -> tuple[str | None, str | None]:

@@ -61,6 +61,7 @@ from stet_lsp.trajectory.importers.openhands_v1 import (
     working_dir,
 )
 from stet_lsp.trajectory.importers.openhands_v1 import FORMAT as OPENHANDS_V1
+from stet_lsp.trajectory.meta import request_of
 
 # How much of a transcript is read to describe it.
 HEAD_CHARS = 256 * 1024
@@ -413,7 +414,7 @@ def _codex_head(path: Path, roots: list[str]) -> _Head | None:
         if kind == "event_msg" and payload.get("type") == "user_message":
             message = _string(payload.get("message"))
             if message and message.strip():
-                head.prompt = _one_line(message)
+                head.prompt = _one_line(request_of(message))
         elif fallback_prompt is None and number > 0:
             fallback_prompt = _codex_user_text(item)
         if head.prompt is not None and head.cwd is not None:
@@ -448,7 +449,7 @@ def _environment_cwd(item: dict[str, Any]) -> str | None:
 def _codex_user_text(item: dict[str, Any]) -> str | None:
     for text in _user_texts(item):
         if text.strip() and not is_harness_text(text):
-            return _one_line(text)
+            return _one_line(request_of(text))
     return None
 
 

@@ -291,6 +291,31 @@ def test_the_brief_of_a_codex_session_is_the_request_not_the_instructions(root: 
     assert meta_of(root)["brief"].startswith("can you analyse the MD files in this directory")
 
 
+def test_the_brief_of_a_prompt_from_the_ide_is_its_request(root: Path, tmp_path: Path) -> None:
+    """A prompt from Codex's IDE extension starts with the editor's context; the brief (and
+    so the capstone's commit message) is the request after it."""
+    prompt = (
+        "# Context from my IDE setup:\n\n## Active file: src/app.py\n\n"
+        "## My request for Codex:\nRename the helper\n"
+    )
+    time = "2026-01-03T08:00:00.000Z"
+    meta = {"id": "0199a1b2-0000-7000-8000-000000000001", "timestamp": time, "cwd": str(root)}
+    records = [
+        {"timestamp": time, "type": "session_meta", "payload": meta},
+        {
+            "timestamp": time,
+            "type": "event_msg",
+            "payload": {"type": "user_message", "message": prompt},
+        },
+    ]
+    source = tmp_path / "rollout.jsonl"
+    source.write_text("".join(json.dumps(record) + "\n" for record in records))
+    import_transcript(target_of(root), source)
+    assert meta_of(root)["brief"] == "Rename the helper"
+    events = (working_folder(target_of(root)).path / "events.jsonl").read_text()
+    assert "## Active file: src/app.py" in events  # the message itself is kept whole
+
+
 def test_every_sample_into_one_trajectory(root: Path) -> None:
     """All six samples in one target: sessions in start order (those without times first),
     steps 1..N across them, and validate agrees."""

@@ -483,6 +483,39 @@ def test_codex_sessions_of_the_repository_only(repo: Path, home: Path, tmp_path:
     assert found[1].size == mine.stat().st_size
 
 
+def test_a_codex_prompt_from_the_ide_is_listed_by_its_request(repo: Path, home: Path) -> None:
+    """Codex's IDE extension puts the editor's context before the request: the list shows
+    the request."""
+    prompt = (
+        "# Context from my IDE setup:\n\n## Active file: src/app.py\n\n## Open tabs:\n"
+        "- app.py: src/app.py\n\n## My request for Codex:\nRename the helper\n"
+    )
+    attached = (
+        "\n# Files mentioned by the user:\n\n## notes.txt: ~/notes.txt\n\n"
+        "## My request for Codex:\nSummarise the notes\n"
+    )
+    other = "33333333-3333-4333-8333-333333333333"
+    context_only = "44444444-4444-4444-8444-444444444444"
+    write_jsonl(codex_path(home, "2026-01-03"), codex_rollout(repo, prompt=prompt))
+    write_jsonl(
+        codex_path(home, "2026-01-04", other),
+        codex_rollout(repo, other, "2026-01-04T08:00:00.000Z", attached),
+    )
+    # No request after the context: the message is listed as it is.
+    write_jsonl(
+        codex_path(home, "2026-01-05", context_only),
+        codex_rollout(
+            repo, context_only, "2026-01-05T08:00:00.000Z", "# Context from my IDE setup:"
+        ),
+    )
+    found = find_sessions(repo, home=home, env={})
+    assert [s.first_prompt for s in found] == [
+        "# Context from my IDE setup:",
+        "Summarise the notes",
+        "Rename the helper",
+    ]
+
+
 def test_codex_home_and_compressed_rollouts(repo: Path, home: Path, tmp_path: Path) -> None:
     codex_home = tmp_path / "codex-home"
     target = (
