@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
@@ -186,19 +187,22 @@ def summarise(
 
 
 def request_of(text: str) -> str:
-    """What a user asked, without the context an editor put before it: Codex's IDE
-    extension starts a prompt with `# Context from my IDE setup:` (the active file, open
-    tabs) or `# Files mentioned by the user:`, and the request follows `## My request for
-    Codex:`."""
-    if text.lstrip().startswith(_IDE_CONTEXT):
-        _, found, request = text.partition(_IDE_REQUEST)
-        if found and request.strip():
-            return request.strip()
+    """What a user asked, without the context an editor put before it: Claude Code's IDE
+    extensions start a prompt with `<ide_opened_file>` or `<ide_selection>` elements, and
+    Codex's with `# Context from my IDE setup:` (the active file, open tabs) or `# Files
+    mentioned by the user:`, the request following `## My request for Codex:`."""
+    if text.lstrip().startswith(_CODEX_IDE_CONTEXT):
+        _, found, request = text.partition(_CODEX_IDE_REQUEST)
+        return request.strip() if found and request.strip() else text
+    context = _CLAUDE_IDE_CONTEXT.match(text)
+    if context and text[context.end() :].strip():
+        return text[context.end() :].strip()
     return text
 
 
-_IDE_CONTEXT = ("# Context from my IDE setup:", "# Files mentioned by the user:")
-_IDE_REQUEST = "\n## My request for Codex:"
+_CODEX_IDE_CONTEXT = ("# Context from my IDE setup:", "# Files mentioned by the user:")
+_CODEX_IDE_REQUEST = "\n## My request for Codex:"
+_CLAUDE_IDE_CONTEXT = re.compile(r"(?:\s*<(ide_\w+)>.*?</\1>)+", re.DOTALL)
 
 
 def first_and_last(times: Sequence[str]) -> tuple[str | None, str | None]:

@@ -316,6 +316,20 @@ def test_the_brief_of_a_prompt_from_the_ide_is_its_request(root: Path, tmp_path:
     assert "## Active file: src/app.py" in events  # the message itself is kept whole
 
 
+def test_the_brief_of_a_claude_code_prompt_from_the_ide_is_its_request(root: Path) -> None:
+    """Claude Code's IDE extensions put `<ide_opened_file>` and `<ide_selection>` elements
+    before the prompt; the brief is the prompt after them."""
+    opened = (
+        "<ide_opened_file>The user opened the file src/app.py in the IDE. This may or may "
+        "not be related to the current task.</ide_opened_file>"
+    )
+    selected = "<ide_selection>The user selected lines 3 to 4:\nx = 1\n</ide_selection>"
+    blocks = [{"type": "text", "text": text} for text in (opened, selected, "Rename the helper")]
+    transcript = Transcript(root).user(blocks).say("Done.")
+    import_transcript(target_of(root), transcript.save(root.parent / "s.jsonl"))
+    assert meta_of(root)["brief"] == "Rename the helper"
+
+
 def test_every_sample_into_one_trajectory(root: Path) -> None:
     """All six samples in one target: sessions in start order (those without times first),
     steps 1..N across them, and validate agrees."""
