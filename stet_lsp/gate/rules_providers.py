@@ -230,6 +230,66 @@ def _keyword(
     )
 
 
+# A token after a short prefix (`fc-`, `pa-`, `ak-`) that names, CSS classes and file names
+# also start with: not inside a path, a file name, an identifier or base64 (`/fc-<hash>.js`,
+# `cache_fc-…`, `…+BSA…`), and not followed by more of one.
+_NOT_IN_NAME_BEFORE = r"(?<![/.+_\-])"
+_NOT_IN_NAME_AFTER = r"(?![A-Za-z0-9_+/=\-]|\.[A-Za-z0-9])"
+
+
+def _strict_prefix(name: str, prefixes: tuple[str, ...], body: str, check: Check) -> Rule:
+    from stet_lsp.gate.rules import Rule
+
+    alternatives = "|".join(re.escape(p) for p in prefixes)
+    return Rule(
+        name=name,
+        pattern=lazy(
+            NOT_ALNUM_BEFORE
+            + _NOT_IN_NAME_BEFORE
+            + f"(?:{alternatives}){body}"
+            + _NOT_IN_NAME_AFTER
+        ),
+        anchors=tuple(p.lower() for p in prefixes),
+        prefix=prefixes[0] if len(prefixes) == 1 else "",
+        check=check,
+        start="anchor",
+    )
+
+
+def _after_prefix(value: str) -> str:
+    """The body after a short prefix: `fc-`, `ak-`, `BSA`, `fw_`, `tgp_v1_`."""
+    if value.startswith("BSA"):
+        return value[3:]
+    return re.split(r"[-_]", value, maxsplit=1 if not value.startswith("tgp_v1_") else 2)[-1]
+
+
+def _random_hex_body(value: str, strict: bool) -> bool:
+    """A hex body after a short prefix: drawn at random (letters and digits, varied), not
+    a mask (`fc-00000000…`)."""
+    body = _after_prefix(value)
+    return (
+        not _placeholder(body)
+        and heuristics.has_mixed_classes(body)
+        and heuristics.shannon_entropy(body) >= 3.0
+    )
+
+
+def _generated_body(value: str, strict: bool) -> bool:
+    """A body of letters and digits (or base64url) after a short prefix that reads as drawn at
+    random, not as a name written in camelCase or kebab-case (`as-HttpServerConnection`)."""
+    body = _after_prefix(value)
+    if _placeholder(body) or not heuristics.has_mixed_classes(body):
+        return False
+    if heuristics.shannon_entropy(body) < 3.5:
+        return False
+    runs = re.split(r"[_\-]", body)
+    return len(runs) <= 6 and generated.looks_generated("".join(runs))
+
+
+def _asana_secret(value: str, strict: bool) -> bool:
+    return _random_hex_body("-" + value.rsplit(":", 1)[-1], strict)
+
+
 _KEYED_UUID = "A-Fa-f0-9-"
 
 
@@ -444,6 +504,26 @@ def _build() -> tuple[Rule, ...]:
         _token("sonar-token", ("squ_", "sqp_", "sqa_"), "[a-f0-9]{40}", extend="a-f0-9"),
         _keyword("sonar-token", ("sonar",), "[A-Za-z0-9]{40}", chars="A-Za-z0-9"),
         _keyword("snyk-token", ("snyk",), UUID, chars=_KEYED_UUID, check=_keyed_uuid),
+        _token(
+            "snyk-token",
+            ("snyk_uat.", "snyk_sat."),
+            f"{HEX}{{8}}\\.[A-Za-z0-9_\\-]{{20,4000}}(?:\\.[A-Za-z0-9_\\-]{{10,400}})?",
+            extend=TOKEN + ".",
+        ),
+        _token(
+            "stackhawk-api-key",
+            ("hawk.",),
+            "[A-Za-z0-9_\\-]{20}\\.[A-Za-z0-9_\\-]{20}(?![A-Za-z0-9_\\-])",
+            extend="",
+            check=_random_mixed,
+        ),
+        _token(
+            "dependency-track-api-key",
+            ("odt_",),
+            "[A-Za-z0-9]{32,255}(?![A-Za-z0-9_\\-])",
+            extend="",
+        ),
+        _token("rootly-api-key", ("rootly_",), "[a-f0-9]{64}", extend="a-f0-9"),
         # --- Observability ---------------------------------------------------------------------
         _keyword(
             "datadog-api-key",
@@ -523,6 +603,34 @@ def _build() -> tuple[Rule, ...]:
         _token("tavily-api-key", ("tvly-",), "(?:dev-|prod-)?[A-Za-z0-9]{32}", extend=TOKEN),
         _token("elevenlabs-api-key", ("sk_",), "[a-f0-9]{48}(?![A-Za-z0-9])"),
         _keyword("privateai-api-key", ("private_ai", "privateai"), "[a-z0-9]{32}", chars="a-z0-9"),
+        _strict_prefix("firecrawl-api-key", ("fc-",), "[a-f0-9]{32}", _random_hex_body),
+        _strict_prefix("fireworks-api-key", ("fw_",), "[A-Za-z0-9]{20,40}", _generated_body),
+        _strict_prefix("together-api-key", ("tgp_v1_",), "[A-Za-z0-9_\\-]{43}", _generated_body),
+        _strict_prefix("cerebras-api-key", ("csk-",), "[a-z0-9]{48}", _generated_body),
+        _strict_prefix("modal-token", ("ak-", "as-"), "[A-Za-z0-9]{22}", _generated_body),
+        _strict_prefix("voyage-api-key", ("pa-",), "[A-Za-z0-9_\\-]{43}", _generated_body),
+        _strict_prefix("brave-search-api-key", ("BSA",), "[A-Za-z0-9_\\-]{27,40}", _generated_body),
+        _strict_prefix("e2b-api-key", ("e2b_",), "[a-f0-9]{40}", _random_hex_body),
+        _strict_prefix(
+            "browserbase-api-key", ("bb_live_",), "[A-Za-z0-9_\\-]{20,40}", _generated_body
+        ),
+        _token("jina-api-key", ("jina_",), "[A-Za-z0-9]{60}(?![A-Za-z0-9_\\-])", extend=""),
+        _token(
+            "deno-deploy-token", ("ddp_", "ddw_"), "[A-Za-z0-9]{36}(?![A-Za-z0-9_\\-])", extend=""
+        ),
+        _token(
+            "nightfall-api-key",
+            ("NF-",),
+            "[A-Za-z0-9]{32}(?![A-Za-z0-9_\\-])",
+            extend="",
+            check=_random_mixed,
+        ),
+        _token(
+            "salad-cloud-api-key",
+            ("salad_cloud_",),
+            "[A-Za-z0-9]{1,7}_[A-Za-z0-9]{7,235}",
+            extend="A-Za-z0-9",
+        ),
         # --- Payments and finance --------------------------------------------------------------
         Rule(
             name="braintree-access-token",
@@ -648,6 +756,19 @@ def _build() -> tuple[Rule, ...]:
             chars="a-f0-9",
         ),
         _keyword("asana-client-secret", ("asana",), "[A-Za-z0-9]{32}", chars="A-Za-z0-9"),
+        Rule(
+            # A personal access token without the vendor's name: `2/<user>/<app>:<secret>`
+            # (`1/<user>:<secret>` before 2023); Asana's ids are 16 digits that start with 1.
+            name="asana-token",
+            pattern=lazy(
+                NOT_ALNUM_BEFORE + r"(?<![/.:\-])[12]/1[0-9]{15}(?:/1[0-9]{15})?:"
+                r"[a-f0-9]{32}(?![A-Za-z0-9_\-])"
+            ),
+            anchors=("1/1", "2/1"),
+            reach=80,
+            check=_asana_secret,
+            start="anchor",
+        ),
         _keyword(
             "atlassian-api-token",
             ("atlassian", "jira", "confluence"),
@@ -684,6 +805,7 @@ def _build() -> tuple[Rule, ...]:
             f"(?:{HEXI}{{16}}_|local_)?{HEXI}{{40}}",
             extend="a-fA-F0-9",
         ),
+        _token("sourcegraph-token", ("slk_",), "[a-f0-9]{64}", extend="a-f0-9"),
         _keyword("sourcegraph-token", ("sourcegraph",), f"{HEXI}{{40}}", chars="a-fA-F0-9"),
         _token("contentful-token", ("CFPAT-",), "[A-Za-z0-9_\\-]{43}"),
         _keyword("contentful-token", ("contentful",), "[A-Za-z0-9_\\-]{43}", chars=TOKEN),
