@@ -256,11 +256,13 @@ def _strict_prefix(name: str, prefixes: tuple[str, ...], body: str, check: Check
     )
 
 
+_SHORT_PREFIX = re.compile(r"tgp_v1_|bb_live_|BSA|[a-z0-9]{2,3}[_\-]")
+
+
 def _after_prefix(value: str) -> str:
-    """The body after a short prefix: `fc-`, `ak-`, `BSA`, `fw_`, `tgp_v1_`."""
-    if value.startswith("BSA"):
-        return value[3:]
-    return re.split(r"[-_]", value, maxsplit=1 if not value.startswith("tgp_v1_") else 2)[-1]
+    """The body after a short prefix: `fc-`, `ak-`, `BSA`, `fw_`, `tgp_v1_`, `bb_live_`."""
+    prefix = _SHORT_PREFIX.match(value)
+    return value[prefix.end() :] if prefix else value
 
 
 def _random_hex_body(value: str, strict: bool) -> bool:

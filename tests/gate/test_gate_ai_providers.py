@@ -133,3 +133,9 @@ def test_the_key_is_redacted_whole_in_prose_a_tool_call_and_a_tool_result(
 )
 def test_a_look_alike_is_left_alone(text: str) -> None:
     assert _found(text + "\n", "notes.md") == []
+
+
+def test_a_body_is_read_after_the_whole_prefix() -> None:
+    """`bb_live_`'s `live_` is the prefix's, not a sixth separator of a base64url body."""
+    key = "bb_live_CQbdmh2_-VmWObXH0i-Wn_mZn-3"
+    assert _found(f"BROWSERBASE_KEY {key}\n", "notes.md") == [("browserbase-api-key", key)]
