@@ -266,6 +266,21 @@ def test_plain_neighbours_are_left_alone() -> None:
     assert redact_text(raw, path="e.json", cache=ResultCache()).text == raw
 
 
+def test_an_objects_next_key_is_no_neighbours_value() -> None:
+    """A credential's name as one field's value and the object's next key (`"AUTH_SECRET",
+    "k":`): the key is a name, not the value of the name before it."""
+    for record in (
+        {"": "AUTH_SECRET", "00001Aa{": ""},
+        {"name": "API_KEY", "Xk9mQ2vLp8rT4abcd": 1},
+    ):
+        raw = json.dumps(record, indent=1)
+        assert redact_text(raw, path="e.json", cache=ResultCache()).text == raw
+    # A value after its name stays the name's, in a list or after `"value":`.
+    secret = value()
+    raw = json.dumps([{"a": ["API_KEY", secret]}, {"name": "API_KEY", "value": secret}])
+    assert secret not in redact_text(raw, path="e.json", cache=ResultCache()).text
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 2**32), st.sets(st.integers(0, 39), max_size=6), st.booleans())
 def test_escaped_variants_are_deterministic_and_idempotent(
