@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from stet_lsp.gate import generated, heuristics
@@ -232,13 +233,23 @@ def _keyword(
 
 # A token after a short prefix (`fc-`, `pa-`, `ak-`) that names, CSS classes and file names
 # also start with: not inside a path, a file name, an identifier or base64 (`/fc-<hash>.js`,
-# `cache_fc-…`, `…+BSA…`), and not followed by more of one.
-_NOT_IN_NAME_BEFORE = r"(?<![/.+_\-])"
+# `cache_fc-…`, `…+BSA…`), and not followed by more of one; a diff's or a grep's `+`/`-`
+# starting the line is no part of a name.
+_NOT_IN_NAME_BEFORE = r"(?:(?<![/.+_\-])|(?<=^[+\-])|(?<=\n[+\-])|(?<=\\n[+\-]))"
 _NOT_IN_NAME_AFTER = r"(?![A-Za-z0-9_+/=\-]|\.[A-Za-z0-9])"
+_HEX_ONLY = re.compile(r"[0-9a-f]+|[0-9A-F]+")
 
 
-def _strict_prefix(name: str, prefixes: tuple[str, ...], body: str, check: Check) -> Rule:
+def _strict_prefix(
+    name: str, prefixes: tuple[str, ...], body: str, check: Callable[[str], bool]
+) -> Rule:
+    """A key of a prefix and a body of one length and alphabet, the body (what follows its
+    own prefix) judged by `check`."""
     from stet_lsp.gate.rules import Rule
+
+    def body_check(value: str, strict: bool) -> bool:
+        prefix = next((p for p in prefixes if value.startswith(p)), "")
+        return check(value[len(prefix) :])
 
     alternatives = "|".join(re.escape(p) for p in prefixes)
     return Rule(
@@ -251,24 +262,13 @@ def _strict_prefix(name: str, prefixes: tuple[str, ...], body: str, check: Check
         ),
         anchors=tuple(p.lower() for p in prefixes),
         prefix=prefixes[0] if len(prefixes) == 1 else "",
-        check=check,
+        check=body_check,
         start="anchor",
     )
 
 
-_SHORT_PREFIX = re.compile(r"tgp_v1_|bb_live_|BSA|[a-z0-9]{2,3}[_\-]")
-
-
-def _after_prefix(value: str) -> str:
-    """The body after a short prefix: `fc-`, `ak-`, `BSA`, `fw_`, `tgp_v1_`, `bb_live_`."""
-    prefix = _SHORT_PREFIX.match(value)
-    return value[prefix.end() :] if prefix else value
-
-
-def _random_hex_body(value: str, strict: bool) -> bool:
-    """A hex body after a short prefix: drawn at random (letters and digits, varied), not
-    a mask (`fc-00000000…`)."""
-    body = _after_prefix(value)
+def _random_hex(body: str) -> bool:
+    """A hex body drawn at random (letters and digits, varied), not a mask (`000…`)."""
     return (
         not _placeholder(body)
         and heuristics.has_mixed_classes(body)
@@ -276,11 +276,11 @@ def _random_hex_body(value: str, strict: bool) -> bool:
     )
 
 
-def _generated_body(value: str, strict: bool) -> bool:
-    """A body of letters and digits (or base64url) after a short prefix that reads as drawn at
-    random, not as a name written in camelCase or kebab-case (`as-HttpServerConnection`)."""
-    body = _after_prefix(value)
-    if _placeholder(body) or not heuristics.has_mixed_classes(body):
+def _generated(body: str) -> bool:
+    """A body of letters and digits (or base64url) that reads as drawn at random: not a name
+    written in camelCase or kebab-case (`as-HttpServerConnection`), nor a hex digest (a git
+    SHA after `fw_`: a key of these alphabets is hex alone about once in 10^13)."""
+    if _placeholder(body) or not heuristics.has_mixed_classes(body) or _HEX_ONLY.fullmatch(body):
         return False
     if heuristics.shannon_entropy(body) < 3.5:
         return False
@@ -288,8 +288,18 @@ def _generated_body(value: str, strict: bool) -> bool:
     return len(runs) <= 6 and generated.looks_generated("".join(runs))
 
 
+def _generated_parts(body: str) -> bool:
+    """Each dotted part of a body drawn at random (StackHawk's `<20>.<20>`)."""
+    return all(_generated(part) for part in body.split("."))
+
+
+def _salad_secret(body: str) -> bool:
+    """SaladCloud's `<org part>_<secret>`: the secret drawn at random."""
+    return _generated(body.rpartition("_")[2])
+
+
 def _asana_secret(value: str, strict: bool) -> bool:
-    return _random_hex_body("-" + value.rsplit(":", 1)[-1], strict)
+    return _random_hex(value.rsplit(":", 1)[-1])
 
 
 _KEYED_UUID = "A-Fa-f0-9-"
@@ -512,19 +522,13 @@ def _build() -> tuple[Rule, ...]:
             f"{HEX}{{8}}\\.[A-Za-z0-9_\\-]{{20,4000}}(?:\\.[A-Za-z0-9_\\-]{{10,400}})?",
             extend=TOKEN + ".",
         ),
-        _token(
+        _strict_prefix(
             "stackhawk-api-key",
             ("hawk.",),
-            "[A-Za-z0-9_\\-]{20}\\.[A-Za-z0-9_\\-]{20}(?![A-Za-z0-9_\\-])",
-            extend="",
-            check=_random_mixed,
+            "[A-Za-z0-9_\\-]{20}\\.[A-Za-z0-9_\\-]{20}",
+            _generated_parts,
         ),
-        _token(
-            "dependency-track-api-key",
-            ("odt_",),
-            "[A-Za-z0-9]{32,255}(?![A-Za-z0-9_\\-])",
-            extend="",
-        ),
+        _strict_prefix("dependency-track-api-key", ("odt_",), "[A-Za-z0-9]{32,255}", _generated),
         _token("rootly-api-key", ("rootly_",), "[a-f0-9]{64}", extend="a-f0-9"),
         # --- Observability ---------------------------------------------------------------------
         _keyword(
@@ -605,33 +609,23 @@ def _build() -> tuple[Rule, ...]:
         _token("tavily-api-key", ("tvly-",), "(?:dev-|prod-)?[A-Za-z0-9]{32}", extend=TOKEN),
         _token("elevenlabs-api-key", ("sk_",), "[a-f0-9]{48}(?![A-Za-z0-9])"),
         _keyword("privateai-api-key", ("private_ai", "privateai"), "[a-z0-9]{32}", chars="a-z0-9"),
-        _strict_prefix("firecrawl-api-key", ("fc-",), "[a-f0-9]{32}", _random_hex_body),
-        _strict_prefix("fireworks-api-key", ("fw_",), "[A-Za-z0-9]{20,40}", _generated_body),
-        _strict_prefix("together-api-key", ("tgp_v1_",), "[A-Za-z0-9_\\-]{43}", _generated_body),
-        _strict_prefix("cerebras-api-key", ("csk-",), "[a-z0-9]{48}", _generated_body),
-        _strict_prefix("modal-token", ("ak-", "as-"), "[A-Za-z0-9]{22}", _generated_body),
-        _strict_prefix("voyage-api-key", ("pa-",), "[A-Za-z0-9_\\-]{43}", _generated_body),
-        _strict_prefix("brave-search-api-key", ("BSA",), "[A-Za-z0-9_\\-]{27,40}", _generated_body),
-        _strict_prefix("e2b-api-key", ("e2b_",), "[a-f0-9]{40}", _random_hex_body),
+        _strict_prefix("firecrawl-api-key", ("fc-",), "[a-f0-9]{32}", _random_hex),
+        _strict_prefix("fireworks-api-key", ("fw_",), "[A-Za-z0-9]{20,40}", _generated),
+        _strict_prefix("together-api-key", ("tgp_v1_",), "[A-Za-z0-9_\\-]{43}", _generated),
+        _strict_prefix("cerebras-api-key", ("csk-",), "[a-z0-9]{48}", _generated),
+        _strict_prefix("modal-token", ("ak-", "as-"), "[A-Za-z0-9]{22}", _generated),
+        _strict_prefix("voyage-api-key", ("pa-",), "[A-Za-z0-9_\\-]{43}", _generated),
+        _strict_prefix("brave-search-api-key", ("BSA",), "[A-Za-z0-9_\\-]{27,40}", _generated),
+        _strict_prefix("e2b-api-key", ("e2b_",), "[a-f0-9]{40}", _random_hex),
+        _strict_prefix("browserbase-api-key", ("bb_live_",), "[A-Za-z0-9_\\-]{20,40}", _generated),
+        _strict_prefix("jina-api-key", ("jina_",), "[A-Za-z0-9]{60}", _generated),
+        _strict_prefix("deno-deploy-token", ("ddp_", "ddw_"), "[A-Za-z0-9]{36}", _generated),
+        _strict_prefix("nightfall-api-key", ("NF-",), "[A-Za-z0-9]{32}", _generated),
         _strict_prefix(
-            "browserbase-api-key", ("bb_live_",), "[A-Za-z0-9_\\-]{20,40}", _generated_body
-        ),
-        _token("jina-api-key", ("jina_",), "[A-Za-z0-9]{60}(?![A-Za-z0-9_\\-])", extend=""),
-        _token(
-            "deno-deploy-token", ("ddp_", "ddw_"), "[A-Za-z0-9]{36}(?![A-Za-z0-9_\\-])", extend=""
-        ),
-        _token(
-            "nightfall-api-key",
-            ("NF-",),
-            "[A-Za-z0-9]{32}(?![A-Za-z0-9_\\-])",
-            extend="",
-            check=_random_mixed,
-        ),
-        _token(
             "salad-cloud-api-key",
             ("salad_cloud_",),
-            "[A-Za-z0-9]{1,7}_[A-Za-z0-9]{7,235}",
-            extend="A-Za-z0-9",
+            "[A-Za-z0-9]{1,7}_[A-Za-z0-9]{20,235}",
+            _salad_secret,
         ),
         # --- Payments and finance --------------------------------------------------------------
         Rule(

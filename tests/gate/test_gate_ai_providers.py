@@ -126,6 +126,26 @@ def test_the_key_is_redacted_whole_in_prose_a_tool_call_and_a_tool_result(
         "build_fc-3b5d5c3712955042212316173ccf37be",
         "objects/e2b_9f0b1c8e2a7d4f6b3c5e8a1d2f4b6c8e0a2d4f6b/blob",
         "data:image/png;base64,iVBORw0KGgo+BSAq8Zl3mR2vXy9TkP0wJc7uH4nLe1sQ6/ABCD==",
+        "x BSAq8Zl3mR2vXy9TkP0wJc7uH4nLe1sQ6= y",
+        # Hex digests after a prefix whose keys are no hex: a git SHA, an MD5, a cut UUID
+        "fw_95cb0bfd2977c761298d9624e4b4d4c72a39974a",
+        "firmware fw_95cb0bfd2977c761298d9624 built",
+        "as-4b5d21971ffe4b4684325a and ak-c79d444008216b65b8fe2f",
+        "BSA95cb0bfd2977c761298d9624e4b4d4c7",
+        "NF-7694f4a66316e53c8cdd9d9954bd611d NF-7694F4A66316E53C8CDD9D9954BD611D",
+        "csk-a1fce436a1fce436a1fce436a1fce436a1fce436a1fce436",
+        # Names and files after a longer prefix
+        "config.salad_cloud_api_endpoint = x",
+        "def salad_cloud_org_settings():",
+        "import salad_cloud_sdk_wrapper",
+        "salad_cloud_user_password_hash",
+        "docs/NF-nQvWys81vp7hB1dx8PpD5KHXe3PYiGkP.pdf",
+        "NF-ScanTextForSensitiveDataDetector",
+        "hawk.authenticatePayload1.calculateServerMac2X",
+        "static/hawk.nQvWys81vp7hB1dx8PpD.5KHXe3PYiGkPnQvWys81.js",
+        "/uploads/odt_9Mi4roNL89sM995YTBXaK7JQEVT0mlAm.odt",
+        "cache/jina_nQvWys81vp7hB1dx8PpD5KHXe3PYiGkPnQvWys81vp7hB1dx8PpD5KHX.json",
+        "build/ddp_nQvWys81vp7hB1dx8PpD5KHXe3PYiGkPab.zip",
         # Asana's project URLs and fractions, not tokens
         "https://app.asana.com/0/1204321093413645/1206789012345678/f",
         "ratio 1/1204321093413645 at 12:34",
@@ -139,3 +159,19 @@ def test_a_body_is_read_after_the_whole_prefix() -> None:
     """`bb_live_`'s `live_` is the prefix's, not a sixth separator of a base64url body."""
     key = "bb_live_CQbdmh2_-VmWObXH0i-Wn_mZn-3"
     assert _found(f"BROWSERBASE_KEY {key}\n", "notes.md") == [("browserbase-api-key", key)]
+
+
+@pytest.mark.parametrize("sign", ["+", "-"])
+def test_a_key_starting_a_diffs_line_is_redacted(sign: str) -> None:
+    """A diff's (or a grep's) `+`/`-` starting the line is no part of a name before the key;
+    inside a line it is (`build_fc-…`, `…+BSA…`)."""
+    firecrawl = "fc-db5b5fab8f4d3e27dda1494c73cf256d"
+    modal = "ak-7xdcg2lMLzgeonyLGcTJFi"
+    text = f"{sign}{firecrawl}\n{sign}MODAL_TOKEN_ID={modal}\n{sign}{modal}\n"
+    assert _found(text, "change.diff") == [
+        ("firecrawl-api-key", firecrawl),
+        ("modal-token", modal),
+        ("modal-token", modal),
+    ]
+    escaped = json.dumps({"type": "tool_result", "content": f"@@ -1 +1 @@\n{sign}{firecrawl}\n"})
+    assert _found(escaped, "session.jsonl") == [("firecrawl-api-key", firecrawl)]
