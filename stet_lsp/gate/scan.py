@@ -85,7 +85,6 @@ _PUNCTUATION = re.compile(r'[\s,:{}\[\]"]*+')
 _CLOSING_TAG = re.compile(r"</[A-Za-z][A-Za-z0-9-]{0,31}>")
 # A keyword, the rest of the JSON key it is in, and the value string's opening quote.
 _KEY_VALUE = re.compile(r'[A-Za-z0-9_.\-]{0,64}"[ \t]{0,16}:[ \t]{0,16}"')
-_KEY_COLON = re.compile(r"[ \t\r\n]{0,32}:")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 
@@ -450,7 +449,7 @@ def _neighbour_spans(
         value = literals.literal_at(gap.end())
         if value is None or value.start != gap.end():
             continue
-        if _KEY_COLON.match(text, value.end + 1):
+        if _is_key(text, value):
             continue  # the object's next key (`{"k": "AUTH_SECRET", "next": 1}`), no value
         if value.end - value.start > _MAX_NEIGHBOUR_VALUE:
             continue
