@@ -25,7 +25,7 @@ from stet_lsp.gate.jsonaware import (
 )
 from stet_lsp.gate.numbered import numbered_views
 from stet_lsp.gate.parallel import MIN_PARALLEL_SIZE, can_fork, chunk_results
-from stet_lsp.gate.prefilter import AnchorHit, ascii_lower
+from stet_lsp.gate.prefilter import AnchorHit, ascii_lower, prefilter_for
 from stet_lsp.gate.repeats import Repeats
 from stet_lsp.gate.spans import Span, merge_spans
 from stet_lsp.gate.urls import url_views
@@ -67,7 +67,12 @@ _NAME_WORDS = (
 _NAME_JOINTS = tuple(
     word + joint for word in _NAME_WORDS for joint in ('", "', '","', '",\n', '",\r', '" ,')
 )
-_JSON_KEYWORDS = (*_HIDING_ESCAPES, *_NAME_JOINTS, *argv.JOINTS)
+_QUOTED_JOINTS = (*_NAME_JOINTS, *argv.JOINTS)
+# The same joints in JSON quoted as a string (a tool's output of a JSON file): `key\", \"`.
+_ESCAPED_JOINTS = tuple(
+    joint.replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r") for joint in _QUOTED_JOINTS
+)
+_JSON_KEYWORDS = (*_HIDING_ESCAPES, *_QUOTED_JOINTS, *_ESCAPED_JOINTS)
 # How many times text quoted as a JSON string inside text is decoded (a transcript's events
 # quote a tool's output, which may quote a log line's JSON, which may quote JSON again).
 _QUOTED_DEPTH = 3
@@ -223,11 +228,14 @@ def _scan_chunk(
     escape_hits: list[int] = []
     name_hits: list[int] = []
     argv_hits: list[int] = []
+    quoted_hits: list[int] = []
     encoded_hits: list[tuple[int, int]] = []
     found_at = {span.start: span.end for span in spans} if as_json else {}
     for offset in scanner.keyword_hits:
         first = lowered[offset]
-        if first == "\\":
+        if as_json and lowered.startswith(_ESCAPED_JOINTS, offset):
+            quoted_hits.append(offset)
+        elif first == "\\":
             escape_hits.append(offset)
         elif as_json and _is_name_joint(lowered, offset):
             name_hits.append(offset)
@@ -269,7 +277,15 @@ def _scan_chunk(
         spans += _numbered_spans(text, scanner.block_hits, config)
     if as_json:
         spans = _json_spans(
-            text, spans, scanner.hits, config, filename, escape_hits, name_hits, argv_hits
+            text,
+            spans,
+            scanner.hits,
+            config,
+            filename,
+            escape_hits,
+            name_hits,
+            argv_hits,
+            quoted_hits,
         )
     elif depth < _QUOTED_DEPTH and '\\"' in text:
         hits = sorted({*(hit for hit, _ in scanner.hits), *ds_hits})
@@ -500,8 +516,10 @@ def _json_spans(
     escape_hits: list[int],
     name_hits: list[int],
     argv_hits: list[int],
+    quoted_hits: list[int],
 ) -> list[Span]:
     spans = list(raw_spans)
+    spans += _quoted_document_spans(text, quoted_hits, config, filename)
     decoded_lines, ranges = _escaped_lines(text, escape_hits, config, filename)
     spans += decoded_lines
     range_index = 0
@@ -544,6 +562,61 @@ def _json_spans(
         for span in _scan_chunk(view.text, config, False, filename) if view.text else ():
             spans += view.to_raw(span)
     return _fitted_to_literals(literals, spans)
+
+
+def _quoted_document_spans(
+    text: str, hits: list[int], config: GateConfig, filename: str
+) -> list[Span]:
+    """What `_quoted_json_spans` finds in the JSON strings around `hits` (a joint of names or
+    arguments quoted: `key\", \"`), decoded, mapped back to the raw text."""
+    spans: list[Span] = []
+    decoded_until = -1
+    for hit in hits:
+        if hit < decoded_until:
+            continue
+        start, end = _literal_around(text, hit, _DECODE_AFTER)
+        decoded_until = end - _ESCAPE_LOOKAHEAD
+        decoded = decode_with_offsets(text[start:end])
+        if decoded is None:
+            continue
+        value, offsets = decoded
+        for span in _quoted_json_spans(value, config, filename):
+            spans.append(
+                span._replace(start=start + offsets[span.start], end=start + offsets[span.end])
+            )
+    return spans
+
+
+def _quoted_json_spans(value: str, config: GateConfig, filename: str) -> list[Span]:
+    """JSON quoted in a string (a tool's output of a JSON file, `kubectl -o json`): a
+    credential's name and the string after it, and argument lists, read as in the document
+    itself. Only whole lines of it: a window cut inside a string would pair its quotes
+    wrongly."""
+    if '",' not in value and '" ,' not in value:
+        return []
+    first = 0 if value.lstrip()[:1] in ("{", "[") else value.find("\n") + 1
+    last = len(value) if value.rstrip()[-1:] in ("}", "]") else value.rfind("\n")
+    if last <= first:
+        return []
+    lowered = ascii_lower(value)
+    name_hits: list[int] = []
+    argv_hits: list[int] = []
+    for hit, _ in prefilter_for(_QUOTED_JOINTS).find(lowered[first:last]):
+        offset = first + hit
+        if _is_name_joint(lowered, offset):
+            name_hits.append(offset)
+        elif argv.is_joint(value, lowered, offset):
+            argv_hits.append(offset)
+    if not name_hits and not argv_hits:
+        return []
+    document = value[:last]
+    literals = LiteralIndex(document, LineIndex(document))
+    spans = _neighbour_spans(document, literals, name_hits, config, filename) if name_hits else []
+    if argv_hits:
+        view = argv.ArgvView(literals, argv_hits)
+        for span in _scan_chunk(view.text, config, False, filename) if view.text else ():
+            spans += view.to_raw(span)
+    return _fitted_to_literals(literals, [span for span in spans if span.start >= first])
 
 
 def _fitted_to_literals(literals: LiteralIndex, spans: list[Span]) -> list[Span]:

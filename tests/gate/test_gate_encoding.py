@@ -281,6 +281,28 @@ def test_an_objects_next_key_is_no_neighbours_value() -> None:
     assert secret not in redact_text(raw, path="e.json", cache=ResultCache()).text
 
 
+@pytest.mark.parametrize("indent", [None, 2])
+def test_json_a_tool_printed_reads_its_pairs_and_argument_lists(indent: int | None) -> None:
+    """A JSON document in a tool's result (`cat config.json`, `kubectl get -o json`): a
+    credential's name and the string after it, and a container's arguments, as in the
+    document itself; the record stays valid JSON with the same structure."""
+    secret, other = value(), value()
+    document = {
+        "spec": {"args": ["--api-key", secret, "--port", "8080"]},
+        "headers": ["X-Api-Key", other, "Accept", "text/plain"],
+        "plain": ["X-Api-Key", "none"],
+        "next": {"name": "API_KEY", "Xk9mQ2vLp8rT4abcdZ": 1},
+    }
+    record = {"type": "tool_result", "content": json.dumps(document, indent=indent)}
+    raw = json.dumps(record) + "\n"
+    redacted = redact_text(raw, path="s.jsonl", cache=ResultCache()).text
+    assert secret not in redacted and other not in redacted
+    shown = json.loads(json.loads(redacted)["content"])
+    assert shown["spec"]["args"][2:] == ["--port", "8080"]
+    assert shown["plain"] == ["X-Api-Key", "none"]
+    assert shown["next"] == document["next"]
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 2**32), st.sets(st.integers(0, 39), max_size=6), st.booleans())
 def test_escaped_variants_are_deterministic_and_idempotent(
