@@ -537,21 +537,11 @@ def _json_spans(
             continue  # its whole line was decoded and scanned already
         if text.find("\\", max(0, hit - _ESCAPE_LOOKBEHIND), hit + _ESCAPE_LOOKAHEAD) < 0:
             continue
-        start, end = _literal_around(text, hit, after)
-        start = max(start, hit - _DECODE_BEFORE)
-        if start > 0 and _escaped(text, start):
-            # Cut after an escape's backslash, `\nPASS: …` would decode as `nPASS: …`, a name
-            # no verdict line has; the window takes the escape whole.
-            start -= 1
+        start, end = _window_around(text, hit, after)
         decoded_until, decoded_reach = end - _ESCAPE_LOOKAHEAD, after
-        decoded = decode_with_offsets(text[start:end])
-        if decoded is None:
-            continue
-        value, offsets = decoded
-        for span in _scan_chunk(value, config, False, filename):
-            spans.append(
-                span._replace(start=start + offsets[span.start], end=start + offsets[span.end])
-            )
+        spans += _decoded_spans(
+            text, start, end, lambda value: _scan_chunk(value, config, False, filename)
+        )
     if not spans and not name_hits and not argv_hits:
         return []
     literals = LiteralIndex(text, LineIndex(text))
@@ -574,17 +564,39 @@ def _quoted_document_spans(
     for hit in hits:
         if hit < decoded_until:
             continue
-        start, end = _literal_around(text, hit, _DECODE_AFTER)
+        start, end = _window_around(text, hit, _DECODE_AFTER)
         decoded_until = end - _ESCAPE_LOOKAHEAD
-        decoded = decode_with_offsets(text[start:end])
-        if decoded is None:
-            continue
-        value, offsets = decoded
-        for span in _quoted_json_spans(value, config, filename):
-            spans.append(
-                span._replace(start=start + offsets[span.start], end=start + offsets[span.end])
-            )
+        spans += _decoded_spans(
+            text, start, end, lambda value: _quoted_json_spans(value, config, filename)
+        )
     return spans
+
+
+def _window_around(text: str, hit: int, after: int) -> tuple[int, int]:
+    """Raw bounds of the part of the JSON string holding `hit` that is decoded to look inside
+    it: up to `_DECODE_BEFORE` before the hit and `after` past it."""
+    start, end = _literal_around(text, hit, after)
+    start = max(start, hit - _DECODE_BEFORE)
+    if start > 0 and _escaped(text, start):
+        # Cut after an escape's backslash, `\nPASS: …` would decode as `nPASS: …`, a name
+        # no verdict line has; the window takes the escape whole.
+        start -= 1
+    return start, end
+
+
+def _decoded_spans(
+    text: str, start: int, end: int, scan: Callable[[str], list[Span]]
+) -> list[Span]:
+    """What `scan` finds in `text[start:end]` decoded as a JSON string's content, mapped back
+    to raw offsets."""
+    decoded = decode_with_offsets(text[start:end])
+    if decoded is None:
+        return []
+    value, offsets = decoded
+    return [
+        span._replace(start=start + offsets[span.start], end=start + offsets[span.end])
+        for span in scan(value)
+    ]
 
 
 def _quoted_json_spans(value: str, config: GateConfig, filename: str) -> list[Span]:

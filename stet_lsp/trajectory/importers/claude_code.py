@@ -630,12 +630,13 @@ class _FileReader:
 
     def _user(self, at: _At, record: dict[str, Any], message: dict[str, Any]) -> None:
         content = message.get("content")
+        text = _text_of(content)
         if record.get("isCompactSummary"):
-            self._compaction_summary(at, _text_of(content))
+            self._compaction_summary(at, text)
             return
         self.pending_compaction = None
         if at.agent is None and _is_prompt(record) and not record.get("isMeta"):
-            self._sent_from_queue(_text_of(content))
+            self._sent_from_queue(text)
         if record.get("isMeta"):
             reason = "text the harness added to the conversation (isMeta)"
             self._emit(RawEvent, at, record=record, reason=reason)
@@ -644,7 +645,6 @@ class _FileReader:
             reason = "a background task's notification the harness sent the model"
             self._emit(RawEvent, at, record=record, reason=reason)
             return
-        text = _text_of(content)
         if _COMMAND_OUTPUT.fullmatch(text):
             reason = "output of a local command (a slash command the harness ran)"
             self._emit(RawEvent, at, record=record, reason=reason)
