@@ -82,7 +82,7 @@ class RepositorySession:
             return cached
         sheet = StyleSheet(target)
         try:
-            text: str | None = sheet.read_text()
+            text: str | None = sheet.settled_text()
             document = sheet.parse(text or "")
             error = None
         except StetError as problem:

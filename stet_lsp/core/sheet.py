@@ -59,7 +59,7 @@ if TYPE_CHECKING:
 
 SAVE_SETTLE_SECONDS = 2.0
 """How long a sheet that does not end with a newline is taken to be in the middle of a save
-(see `StyleSheet._text_to_rewrite`)."""
+(see `StyleSheet.settled_text`)."""
 # 32 characters: each random byte picks one of them with the same chance.
 _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
 _ID_LENGTH = 6
@@ -268,7 +268,7 @@ class StyleSheet:
                 check_anchor_path(item.anchor.path)
         self.refuse_tracked()
         with self._locked():
-            current = self._text_to_rewrite()
+            current = self.settled_text()
             header = header_of(current) if current else self._new_document()
             self._check_owner(header)
             watched = any(item.author == "agent" or item.via == "margin" for item in new)
@@ -342,7 +342,7 @@ class StyleSheet:
         if not meta.paused and meta.paused_until is None:
             return False
         with self._locked():
-            current = self._text_to_rewrite()
+            current = self.settled_text()
             document = self.parse(current)
             meta = document.meta.copy()
             if not meta.paused and meta.paused_until is None:
@@ -362,7 +362,7 @@ class StyleSheet:
         from stet_lsp.core.merge import merge_sheets  # not loaded by a short command
 
         with self._locked():
-            current = self._text_to_rewrite()
+            current = self.settled_text()
             merged = merge_sheets(base, current, theirs)
             if merged.changed:
                 self._write(merged.text, current)
@@ -373,20 +373,21 @@ class StyleSheet:
         """Read, let the caller change, and write back atomically, all under the lock."""
         self.refuse_tracked()
         with self._locked():
-            current = self._text_to_rewrite()
+            current = self.settled_text()
             document = self.parse(current)
             yield document
             document.adopt_hand_written(utc_now())
             self._write(document.render(), current)
 
-    def _text_to_rewrite(self) -> str:
-        """The text a write starts from. An editor that saves in place truncates the file,
-        then writes it: read in between, a part of the sheet (or nothing) would be taken for
-        the whole and written back, losing the rest. Stet's sheets and nearly every saved
-        file end with a newline; a file that does not, changed in the last
-        SAVE_SETTLE_SECONDS, is read again until it does or has been still that long (by
-        this process's clock: a time in the future, from another machine's or a clock set
-        back, is waited for no longer)."""
+    def settled_text(self) -> str:
+        """The text a write starts from, and the one the server merges into an open buffer
+        as the disk's. An editor that saves in place truncates the file, then writes it: read
+        in between, a part of the sheet (or nothing) would be taken for the whole, and written
+        back (losing the rest) or made the base of the next merge (the buffer's edits then
+        conflict with the disk's entries). Stet's sheets and nearly every saved file end with
+        a newline; a file that does not, changed in the last SAVE_SETTLE_SECONDS, is read
+        again until it does or has been still that long (by this process's clock: a time in
+        the future, from another machine's or a clock set back, is waited for no longer)."""
         text, still_since = None, time.monotonic()
         while True:
             previous, text = text, self.read_text()
@@ -438,7 +439,7 @@ class StyleSheet:
             except ChangedMeanwhile:
                 from stet_lsp.core.merge import merge_sheets
 
-                current = self._text_to_rewrite()
+                current = self.settled_text()
                 merged = merge_sheets(read, text, current, deletions=False)
                 text, read = merged.text, current
         raise StetError(

@@ -262,6 +262,13 @@ async def eventually(check: Callable[[], Any], timeout: float = 5.0, interval: f
         await asyncio.sleep(interval)
 
 
+async def placed(client: LanguageClient, document: str) -> None:
+    """Wait until the server has placed the open document in its repository (and compared an
+    opened sheet with the disk): a pulling client's `diagnostics` wait for that, a pushing
+    client's return at once."""
+    await execute(client, "stet.note.list", uri=document)
+
+
 async def execute(client: LanguageClient, command: str, **arguments: Any) -> Any:
     return await client.workspace_execute_command_async(
         types.ExecuteCommandParams(command=command, arguments=[arguments])

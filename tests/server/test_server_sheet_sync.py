@@ -24,6 +24,7 @@ from lsp_harness import (
     execute,
     files_changed,
     open_file,
+    placed,
     save,
     start,
     type_text,
@@ -74,7 +75,11 @@ async def test_outside_writes_are_merged_into_an_unsaved_sheet_and_saving_keeps_
         + "\n## Notes\n\n- typed in the editor, not saved\n"
     )
     type_text(client, document, typed)
-    await diagnostics(client, document)  # the editor has the sheet open and edited
+    # The server has read the disk under the opened sheet. An outside write before that
+    # (possible under load: a pushing client's diagnostics do not wait) leaves it unable to
+    # tell the opened text from unsaved edits an editor restored, and the reworded entry is
+    # then kept in both versions, as a conflict.
+    await placed(client, document)
 
     writers = [
         subprocess.Popen([sys.executable, "-c", WRITER, str(root), str(n), str(NOTES_EACH)])
@@ -97,6 +102,40 @@ async def test_outside_writes_are_merged_into_an_unsaved_sheet_and_saving_keeps_
         [*expected, "first, reworded in the editor", "typed in the editor, not saved"]
     )
     assert [e.id for e in StyleSheet(resolve_target(root)).entries()].count(first.id) == 1
+
+
+async def test_a_save_in_place_read_half_way_is_no_base_for_the_next_merge(
+    client: LanguageClient, root: Path
+) -> None:
+    """Another program saves the open sheet in place (truncate, then write) while the
+    server reads it; the person then types and an agent adds a note. The empty file caught
+    in the middle is not taken for the disk's text: the reword and the note are merged, not
+    shown as two versions of one entry."""
+    sheet = StyleSheet(resolve_target(root))
+    sheet.add("first, from before")
+    document = open_file(client, sheet.path, language="markdown")
+    await placed(client, document)
+    saved = sheet.path.read_text(encoding="utf-8")
+    with open(sheet.path, "w", encoding="utf-8") as saving:
+        saving.flush()  # truncated: the save has begun
+        files_changed(client, sheet.path)
+        await asyncio.sleep(1.0)  # the server's poll and its reload of the report read it
+        saving.write(saved)
+    type_text(
+        client,
+        document,
+        buffers(client)[document].text.replace("first, from before", "first, reworded"),
+    )
+    sheet.add("agent note", author="agent")
+    files_changed(client, sheet.path)
+
+    def merged() -> bool:
+        return "agent note" in texts(buffers(client)[document].text)
+
+    await eventually(merged, timeout=10)
+    assert sorted(texts(buffers(client)[document].text)) == ["agent note", "first, reworded"]
+    found = await diagnostics(client, document)
+    assert [d for d in found if d.code == "merge-conflict"] == []
 
 
 async def test_a_conflict_keeps_both_versions_and_is_shown(
