@@ -113,12 +113,20 @@ def _array_at(literals: LiteralIndex, hit: int) -> list[Literal] | None:
     line, index = found
     if line[index].end != quote:
         return None
+    # Walked no further than a list of `_MAX_ELEMENTS` reaches: a longer one is no command,
+    # and each of its joints would walk it all again.
     first = index
-    while first > 0 and _GAP.fullmatch(text, line[first - 1].end + 1, line[first].start - 1):
+    while (
+        first > 0
+        and index - first <= _MAX_ELEMENTS
+        and _GAP.fullmatch(text, line[first - 1].end + 1, line[first].start - 1)
+    ):
         first -= 1
     last = index
-    while last + 1 < len(line) and _GAP.fullmatch(
-        text, line[last].end + 1, line[last + 1].start - 1
+    while (
+        last + 1 < len(line)
+        and last - first < _MAX_ELEMENTS
+        and _GAP.fullmatch(text, line[last].end + 1, line[last + 1].start - 1)
     ):
         last += 1
     elements = line[first : last + 1]

@@ -72,7 +72,13 @@ _QUOTED_JOINTS = (*_NAME_JOINTS, *argv.JOINTS)
 _ESCAPED_JOINTS = tuple(
     joint.replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r") for joint in _QUOTED_JOINTS
 )
-_JSON_KEYWORDS = (*_HIDING_ESCAPES, *_QUOTED_JOINTS, *_ESCAPED_JOINTS)
+# And in JSON quoted twice (a tool's result quoting a JSON record that quotes a document:
+# `{"stdout": "{\\"args\\": …}"}`): `key\\\", \\\"`.
+_TWICE_ESCAPED_JOINTS = tuple(
+    joint.replace("\\", "\\\\").replace('"', '\\"') for joint in _ESCAPED_JOINTS
+)
+_DOCUMENT_JOINTS = (*_ESCAPED_JOINTS, *_TWICE_ESCAPED_JOINTS)
+_JSON_KEYWORDS = (*_HIDING_ESCAPES, *_QUOTED_JOINTS, *_DOCUMENT_JOINTS)
 # How many times text quoted as a JSON string inside text is decoded (a transcript's events
 # quote a tool's output, which may quote a log line's JSON, which may quote JSON again).
 _QUOTED_DEPTH = 3
@@ -233,7 +239,7 @@ def _scan_chunk(
     found_at = {span.start: span.end for span in spans} if as_json else {}
     for offset in scanner.keyword_hits:
         first = lowered[offset]
-        if as_json and lowered.startswith(_ESCAPED_JOINTS, offset):
+        if as_json and lowered.startswith(_DOCUMENT_JOINTS, offset):
             quoted_hits.append(offset)
         elif first == "\\":
             escape_hits.append(offset)
@@ -555,20 +561,32 @@ def _json_spans(
 
 
 def _quoted_document_spans(
-    text: str, hits: list[int], config: GateConfig, filename: str
+    text: str, hits: list[int], config: GateConfig, filename: str, depth: int = 0
 ) -> list[Span]:
     """What `_quoted_json_spans` finds in the JSON strings around `hits` (a joint of names or
-    arguments quoted: `key\", \"`), decoded, mapped back to the raw text."""
+    arguments quoted: `key\", \"`, or quoted twice), decoded, mapped back to the raw text."""
     spans: list[Span] = []
     decoded_until = -1
     for hit in hits:
         if hit < decoded_until:
             continue
         start, end = _window_around(text, hit, _DECODE_AFTER)
-        decoded_until = end - _ESCAPE_LOOKAHEAD
+        # A joint near a cut end is read again in a window of its own; none is past the text.
+        decoded_until = end if end == len(text) else end - _ESCAPE_LOOKAHEAD
         spans += _decoded_spans(
-            text, start, end, lambda value: _quoted_json_spans(value, config, filename)
+            text, start, end, lambda value: _quoted_documents_in(value, config, filename, depth)
         )
+    return spans
+
+
+def _quoted_documents_in(value: str, config: GateConfig, filename: str, depth: int) -> list[Span]:
+    """A decoded window's document, and the one it quotes in turn (a joint quoted twice in
+    the raw text is quoted once here)."""
+    spans = _quoted_json_spans(value, config, filename)
+    if depth == 0 and '\\"' in value:
+        hits = [hit for hit, _ in prefilter_for(_ESCAPED_JOINTS).find(ascii_lower(value))]
+        if hits:
+            spans += _quoted_document_spans(value, hits, config, filename, depth + 1)
     return spans
 
 
@@ -602,33 +620,80 @@ def _decoded_spans(
 def _quoted_json_spans(value: str, config: GateConfig, filename: str) -> list[Span]:
     """JSON quoted in a string (a tool's output of a JSON file, `kubectl -o json`): a
     credential's name and the string after it, and argument lists, read as in the document
-    itself. Only whole lines of it: a window cut inside a string would pair its quotes
-    wrongly."""
+    itself. A window may start inside a string, where its quotes would pair wrongly: unless
+    it starts the document, its first line (a minified document's only one) is read from a
+    place known to be outside any string, the start of a joint's array or name."""
     if '",' not in value and '" ,' not in value:
-        return []
-    first = 0 if value.lstrip()[:1] in ("{", "[") else value.find("\n") + 1
-    last = len(value) if value.rstrip()[-1:] in ("}", "]") else value.rfind("\n")
-    if last <= first:
         return []
     lowered = ascii_lower(value)
     name_hits: list[int] = []
     argv_hits: list[int] = []
-    for hit, _ in prefilter_for(_QUOTED_JOINTS).find(lowered[first:last]):
-        offset = first + hit
-        if _is_name_joint(lowered, offset):
-            name_hits.append(offset)
-        elif argv.is_joint(value, lowered, offset):
-            argv_hits.append(offset)
+    for hit, _ in prefilter_for(_QUOTED_JOINTS).find(lowered):
+        if _is_name_joint(lowered, hit):
+            name_hits.append(hit)
+        elif argv.is_joint(value, lowered, hit):
+            argv_hits.append(hit)
     if not name_hits and not argv_hits:
         return []
-    document = value[:last]
+    first = 0
+    if value.lstrip()[:1] not in ("{", "["):
+        line_end = value.find("\n")
+        first = len(value) if line_end < 0 else line_end + 1
+        for hit in sorted(hit for hit in (*name_hits, *argv_hits) if hit < first):
+            synced = _outside_strings_before(value, hit)
+            if synced is not None:
+                first = synced
+                break
+    name_hits = [hit for hit in name_hits if hit >= first]
+    argv_hits = [hit for hit in argv_hits if hit >= first]
+    if not name_hits and not argv_hits:
+        return []
+    document = " " * first + value[first:]  # same offsets, no quote before `first`
     literals = LiteralIndex(document, LineIndex(document))
     spans = _neighbour_spans(document, literals, name_hits, config, filename) if name_hits else []
     if argv_hits:
         view = argv.ArgvView(literals, argv_hits)
         for span in _scan_chunk(view.text, config, False, filename) if view.text else ():
             spans += view.to_raw(span)
-    return _fitted_to_literals(literals, [span for span in spans if span.start >= first])
+    return _fitted_to_literals(literals, spans)
+
+
+def _outside_strings_before(value: str, hit: int) -> int | None:
+    """Where the string that a joint at `hit` closes opens, or, when it is an element of an
+    array of strings, that array's `[`: a place outside any string, whatever came before it.
+    None: its opening quote is not in `value`."""
+    closing = value.find('"', hit)
+    start = _opening_quote(value, closing) if closing >= 0 else None
+    if start is None:
+        return None
+    while True:
+        position = _skip_blanks_back(value, start - 1)
+        if position >= 0 and value[position] == "[":
+            return position
+        if position < 0 or value[position] != ",":
+            return start
+        position = _skip_blanks_back(value, position - 1)
+        if position < 0 or value[position] != '"' or _escaped(value, position):
+            return start
+        previous = _opening_quote(value, position)
+        if previous is None:
+            return start
+        start = previous
+
+
+def _opening_quote(value: str, closing: int) -> int | None:
+    """The quote opening the string that the quote at `closing` ends (its content holds no
+    quote but escaped ones)."""
+    position = value.rfind('"', 0, closing)
+    while position >= 0 and _escaped(value, position):
+        position = value.rfind('"', 0, position)
+    return position if position >= 0 else None
+
+
+def _skip_blanks_back(value: str, position: int) -> int:
+    while position >= 0 and value[position] in " \t":
+        position -= 1
+    return position
 
 
 def _fitted_to_literals(literals: LiteralIndex, spans: list[Span]) -> list[Span]:

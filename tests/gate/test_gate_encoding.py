@@ -281,11 +281,15 @@ def test_an_objects_next_key_is_no_neighbours_value() -> None:
     assert secret not in redact_text(raw, path="e.json", cache=ResultCache()).text
 
 
+@pytest.mark.parametrize("twice", [False, True])
 @pytest.mark.parametrize("indent", [None, 2])
-def test_json_a_tool_printed_reads_its_pairs_and_argument_lists(indent: int | None) -> None:
+def test_json_a_tool_printed_reads_its_pairs_and_argument_lists(
+    indent: int | None, twice: bool
+) -> None:
     """A JSON document in a tool's result (`cat config.json`, `kubectl get -o json`): a
     credential's name and the string after it, and a container's arguments, as in the
-    document itself; the record stays valid JSON with the same structure."""
+    document itself; the record stays valid JSON with the same structure. `twice`: the
+    result is itself quoted in a record's string (a log of tool calls that a tool printed)."""
     secret, other = value(), value()
     document = {
         "spec": {"args": ["--api-key", secret, "--port", "8080"]},
@@ -294,13 +298,46 @@ def test_json_a_tool_printed_reads_its_pairs_and_argument_lists(indent: int | No
         "next": {"name": "API_KEY", "Xk9mQ2vLp8rT4abcdZ": 1},
     }
     record = {"type": "tool_result", "content": json.dumps(document, indent=indent)}
+    raw = json.dumps({"stdout": json.dumps(record)} if twice else record) + "\n"
+    redacted = redact_text(raw, path="s.jsonl", cache=ResultCache()).text
+    assert secret not in redacted and other not in redacted
+    shown_record = json.loads(json.loads(redacted)["stdout"]) if twice else json.loads(redacted)
+    shown = json.loads(shown_record["content"])
+    assert shown["spec"]["args"][2:] == ["--port", "8080"]
+    assert shown["plain"] == ["X-Api-Key", "none"]
+    assert shown["next"] == document["next"]
+
+
+@pytest.mark.parametrize("padding", [0, 300, 3_000, 30_000])
+@pytest.mark.parametrize("cut_inside", [False, True])
+def test_a_long_minified_document_a_tool_printed_is_read_around_its_joints(
+    padding: int, cut_inside: bool
+) -> None:
+    """A minified document (`curl` of an API, a one-line config) is one line longer than the
+    part read around a joint: that part starts inside the line, maybe inside a string
+    (`cut_inside`: a long string just before the list), and is read from the list's `[` or
+    the name's quote on."""
+    secret, other = value(), value()
+    before = (
+        {"note": 'x \\"q\\" ' * (padding // 8)} if cut_inside else {"pad": ["y"] * (padding // 6)}
+    )
+    document = {
+        **before,
+        "mcpServers": {"api": {"command": "npx", "args": ["-y", "srv", "--api-key", secret]}},
+        "headers": ["X-Api-Key", other, "Accept", "text/plain"],
+        "plain": ["X-Api-Key", "none"],
+        "tail": "z" * padding,
+    }
+    record = {"type": "tool_result", "content": json.dumps(document, separators=(",", ":"))}
     raw = json.dumps(record) + "\n"
     redacted = redact_text(raw, path="s.jsonl", cache=ResultCache()).text
     assert secret not in redacted and other not in redacted
     shown = json.loads(json.loads(redacted)["content"])
-    assert shown["spec"]["args"][2:] == ["--port", "8080"]
+    assert shown["mcpServers"]["api"]["args"][:3] == ["-y", "srv", "--api-key"]
     assert shown["plain"] == ["X-Api-Key", "none"]
-    assert shown["next"] == document["next"]
+    assert {key: shown[key] for key in (*before, "tail")} == {
+        key: document[key] for key in (*before, "tail")
+    }
 
 
 @settings(max_examples=30, deadline=None)
