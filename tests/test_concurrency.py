@@ -16,6 +16,7 @@ import pygit2
 import pytest
 from repos import age_head
 
+from stet_lsp.core import session as session_module
 from stet_lsp.core import sheet as sheet_module
 from stet_lsp.core.locking import file_lock
 from stet_lsp.core.retention import collect_garbage
@@ -331,31 +332,30 @@ def test_a_sheet_saved_in_place_is_not_written_over_half_saved(
     assert texts == ["typed by hand", *(f"base {n}" for n in range(6)), "agent note"]
 
 
-@pytest.mark.parametrize("written_first", [0.0, 0.5])
+@pytest.mark.parametrize("cut", ["empty", "inside a line", "inside a character"])
 def test_a_sheet_read_in_the_middle_of_a_save_in_place_is_read_whole(
-    root: Path, written_first: float, monkeypatch: pytest.MonkeyPatch
+    root: Path, cut: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """What the language server takes for the sheet on disk (`RepositorySession.load`, the
     text merged into an open buffer and the base of the next merge) is never the empty or
     cut file of a save in place caught in the middle: the read waits for the save to end."""
-    monkeypatch.setattr(sheet_module, "SAVE_SETTLE_SECONDS", 60.0)  # as above
+    monkeypatch.setattr(session_module, "READ_SETTLE_SECONDS", 60.0)  # as above
     sheet = StyleSheet(resolve_target(root))
     sheet.add("first")
     session = RepositorySession(root)
     assert [entry.text for entry in session.load().document.entries()] == ["first"]
-    text = sheet.path.read_text(encoding="utf-8") + "\n- saved by hand\n"
-    cut = int(len(text) * written_first)
-    while cut and text[cut - 1] == "\n":
-        cut -= 1
+    text = sheet.path.read_text(encoding="utf-8") + "\n- saved by hand, café\n"
+    data = text.encode("utf-8")
+    written = {"empty": 0, "inside a line": len(data) - 4, "inside a character": len(data) - 2}
     loaded: list[str | None] = []
-    with open(sheet.path, "w", encoding="utf-8") as saving:
-        saving.write(text[:cut])
+    with open(sheet.path, "wb") as saving:
+        saving.write(data[: written[cut]])
         saving.flush()
         reader = threading.Thread(target=lambda: loaded.append(session.load().text))
         reader.start()
         time.sleep(0.4)
         assert not loaded  # waiting for the save to end
-        saving.write(text[cut:])
+        saving.write(data[written[cut] :])
     reader.join(10)
     assert loaded == [text]
 

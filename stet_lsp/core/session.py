@@ -15,7 +15,7 @@ from pathlib import Path
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.gitindex import index_holds
 from stet_lsp.core.renames import follow_rename
-from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.core.sheet import READ_SETTLE_SECONDS, StyleSheet
 from stet_lsp.core.sheet_format import SheetDocument
 from stet_lsp.core.targets import Target, current_target, open_repository
 
@@ -82,7 +82,7 @@ class RepositorySession:
             return cached
         sheet = StyleSheet(target)
         try:
-            text: str | None = sheet.settled_text()
+            text: str | None = sheet.settled_text(READ_SETTLE_SECONDS)
             document = sheet.parse(text or "")
             error = None
         except StetError as problem:

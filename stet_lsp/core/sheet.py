@@ -59,7 +59,17 @@ if TYPE_CHECKING:
 
 SAVE_SETTLE_SECONDS = 2.0
 """How long a sheet that does not end with a newline is taken to be in the middle of a save
-(see `StyleSheet.settled_text`)."""
+(see `StyleSheet.settled_text`) by a write, which would write what it read back."""
+READ_SETTLE_SECONDS = 0.3
+"""The same for the language server's read of the sheet on disk, which a sheet saved without
+a final newline would otherwise hold up after every save: an editor's save ends within
+milliseconds, and one caught all the same costs a conflict shown, no entry."""
+
+
+class UndecodableSheet(StetError):
+    """The sheet's bytes are not UTF-8 (or a save is caught inside a character)."""
+
+
 # 32 characters: each random byte picks one of them with the same chance.
 _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
 _ID_LENGTH = 6
@@ -181,7 +191,7 @@ class StyleSheet:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
-            raise StetError(
+            raise UndecodableSheet(
                 f"{path} is not UTF-8 ({undecodable_at(data, error)}); "
                 "fix or move it, nothing was changed"
             ) from None
@@ -379,29 +389,41 @@ class StyleSheet:
             document.adopt_hand_written(utc_now())
             self._write(document.render(), current)
 
-    def settled_text(self) -> str:
+    def settled_text(self, still: float = SAVE_SETTLE_SECONDS) -> str:
         """The text a write starts from, and the one the server merges into an open buffer
         as the disk's. An editor that saves in place truncates the file, then writes it: read
         in between, a part of the sheet (or nothing) would be taken for the whole, and written
         back (losing the rest) or made the base of the next merge (the buffer's edits then
         conflict with the disk's entries). Stet's sheets and nearly every saved file end with
-        a newline; a file that does not, changed in the last SAVE_SETTLE_SECONDS, is read
-        again until it does or has been still that long (by this process's clock: a time in
-        the future, from another machine's or a clock set back, is waited for no longer)."""
-        text, still_since = None, time.monotonic()
+        a newline; a file that does not (or is cut inside a character), changed in the last
+        `still` seconds, is read again until it does or has been still that long (by this
+        process's clock: a time in the future, from another machine's or a clock set back,
+        is waited for no longer). A save cut at a line's end is not told from a whole file."""
+        text: str | None = None
+        still_since = time.monotonic()
         while True:
-            previous, text = text, self.read_text()
-            if self.buffer is not None or text.endswith("\n") or not self._changed_lately():
-                return text
-            if text != previous:
+            previous, undecodable = text, None
+            try:
+                text = self.read_text()
+            except UndecodableSheet as error:
+                text, undecodable = None, error
+            settled = self.buffer is not None or not self._changed_lately(still)
+            if not settled and text is not None and text.endswith("\n"):
+                settled = True
+            elif not settled and text == previous:
+                settled = time.monotonic() - still_since >= still
+            elif not settled:
                 still_since = time.monotonic()
-            elif time.monotonic() - still_since >= SAVE_SETTLE_SECONDS:
+            if settled:
+                if undecodable is not None:
+                    raise undecodable
+                assert text is not None
                 return text
             time.sleep(0.02)
 
-    def _changed_lately(self) -> bool:
+    def _changed_lately(self, still: float) -> bool:
         try:
-            return time.time() - os.stat(self.path).st_mtime < SAVE_SETTLE_SECONDS
+            return time.time() - os.stat(self.path).st_mtime < still
         except OSError:  # no file: nothing is being saved
             return False
 

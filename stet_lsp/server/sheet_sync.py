@@ -204,8 +204,12 @@ async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str 
             continue  # the editor refused a stale edit
         await _edit_arrived(state, revision, result.changed)
         if state.saves == saves:  # else the saved text is what is on disk now
-            state.disk_text, state.base_known, state.expected_reload = theirs, True, None
-            state.modified = state.text != theirs
+            state.expected_reload = None
+            # A disk text without a header (a file missing or cut while another program
+            # saves it) is no base: the next merge would take every entry as new on disk.
+            if result.theirs_readable:
+                state.disk_text, state.base_known = theirs, True
+            state.modified = state.text != state.disk_text
         for conflict in result.conflicts:
             server.message(f"style sheet: {conflict.message}", types.MessageType.Warning)
         return

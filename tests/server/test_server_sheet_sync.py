@@ -138,6 +138,44 @@ async def test_a_save_in_place_read_half_way_is_no_base_for_the_next_merge(
     assert [d for d in found if d.code == "merge-conflict"] == []
 
 
+@pytest.mark.parametrize("how", ["in place", "renamed away"])
+async def test_a_save_caught_half_way_after_an_unsaved_reword_merges_once(
+    client: LanguageClient, root: Path, how: str
+) -> None:
+    """The person rewords an entry (unsaved); another program then saves the sheet with one
+    more entry, in place (truncate, then write) or as Vim does (the old file renamed away, a
+    new one written), while the server reads it: the empty or missing file is no base, and
+    the buffer ends with the reword and the new entry, once each."""
+    target = resolve_target(root)
+    sheet = StyleSheet(target)
+    sheet.add("first, from before")
+    document = open_file(client, sheet.path, language="markdown")
+    await placed(client, document)
+    reworded = buffers(client)[document].text.replace("first, from before", "first, reworded")
+    type_text(client, document, reworded)
+    other = StyleSheet(target, buffer=sheet.path.read_text(encoding="utf-8"))
+    other.add("saved by hand")
+    saved = other.buffer or ""
+    if how == "renamed away":
+        sheet.path.rename(root.parent / "sheet-backup.md")
+        files_changed(client, sheet.path)
+        await asyncio.sleep(1.0)
+        sheet.path.write_text(saved, encoding="utf-8")
+    else:
+        with open(sheet.path, "w", encoding="utf-8") as saving:
+            saving.flush()
+            files_changed(client, sheet.path)
+            await asyncio.sleep(1.0)
+            saving.write(saved)
+    files_changed(client, sheet.path)
+
+    def merged() -> bool:
+        return "saved by hand" in texts(buffers(client)[document].text)
+
+    await eventually(merged, timeout=10)
+    assert sorted(texts(buffers(client)[document].text)) == ["first, reworded", "saved by hand"]
+
+
 async def test_a_conflict_keeps_both_versions_and_is_shown(
     client: LanguageClient, root: Path
 ) -> None:
