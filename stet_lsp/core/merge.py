@@ -43,9 +43,6 @@ class MergeResult:
     conflicts: list[Conflict]
     changed: bool
     """Whether `text` differs from the buffer."""
-    theirs_readable: bool = True
-    """Whether the disk's text has a readable header: without one (an empty, missing or
-    truncated file) it changes nothing, and is no base for a later merge."""
 
 
 def merge_sheets(base: str, ours: str, theirs: str, *, deletions: bool = True) -> MergeResult:
@@ -283,6 +280,4 @@ class _Merge:
             else:
                 message += f"the disk's version is kept as {kept_id}; keep one, discard the other"
             conflicts.append(Conflict(entry_id, kept.source_line if kept else 1, message))
-        return MergeResult(
-            text, conflicts, text != self.ours_text, bool(self.theirs.meta.target_name)
-        )
+        return MergeResult(text, conflicts, text != self.ours_text)

@@ -548,9 +548,12 @@ class StetServer(LanguageServer):
 
     def _track_unsaved(self, state: DocumentState) -> None:
         text = state.text
-        if state.expected_reload is not None and text == state.expected_reload:
-            # The editor reloaded what was written on disk.
+        if (state.expected_reload is not None and text == state.expected_reload) or (
+            state.base_lost and not text.strip()
+        ):
+            # The editor reloaded what was written on disk (or found no sheet there).
             state.disk_text, state.base_known, state.expected_reload = text, True, None
+            state.base_lost = False
         state.modified = text != state.disk_text
         if state.modified and state.expected_reload is not None:
             # Typed before the editor reloaded what was written on disk: merge that in.
@@ -650,7 +653,7 @@ class StetServer(LanguageServer):
         snapshot = await self.off_loop(session.load)
         if snapshot.text is not None and normalized(snapshot.text) == state.text:
             state.disk_text, state.base_known, state.expected_reload = state.text, True, None
-            state.modified = False
+            state.modified = state.base_lost = False
 
     # -- publishing ------------------------------------------------------------------------
 

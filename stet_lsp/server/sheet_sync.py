@@ -11,6 +11,7 @@ import asyncio
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
@@ -175,10 +176,10 @@ async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str 
     theirs = normalized(theirs)
     if state.text == theirs:  # the editor already shows it
         state.disk_text, state.base_known, state.expected_reload = theirs, True, None
-        state.modified = False
+        state.modified = state.base_lost = False
         return
     if theirs == state.disk_text:
-        state.base_known, state.expected_reload = True, None
+        state.base_known, state.expected_reload, state.base_lost = True, None, False
         return
     if not state.base_known:
         # Opened with a text that is not the one on disk (the editor restored unsaved edits,
@@ -189,11 +190,21 @@ async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str 
     elif not state.modified:
         state.expected_reload = theirs
         return
+    elif not theirs.strip():
+        # No sheet, or an empty one: another program's save caught half way (Vim renames the
+        # old file away first), or a sheet emptied or removed for good. Its text would be a
+        # base that takes every entry the buffer changed for one added on disk: the next
+        # merge starts from the last text read, but takes nothing as deleted there.
+        state.base_lost, state.expected_reload = True, None
+        return
     base = state.disk_text if state.base_known else ""
+    deletions = not state.base_lost
     saves = state.saves
     for _ in range(ATTEMPTS):
         ours, revision = state.text, state.revision
-        result = await server.off_loop(merge_sheets, base, ours, theirs)
+        result = await server.off_loop(
+            partial(merge_sheets, deletions=deletions), base, ours, theirs
+        )
         if server.documents.get(state.uri) is not state:
             return
         if state.text != ours:
@@ -204,12 +215,8 @@ async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str 
             continue  # the editor refused a stale edit
         await _edit_arrived(state, revision, result.changed)
         if state.saves == saves:  # else the saved text is what is on disk now
-            state.expected_reload = None
-            # A disk text without a header (a file missing or cut while another program
-            # saves it) is no base: the next merge would take every entry as new on disk.
-            if result.theirs_readable:
-                state.disk_text, state.base_known = theirs, True
-            state.modified = state.text != state.disk_text
+            state.disk_text, state.base_known, state.expected_reload = theirs, True, None
+            state.modified, state.base_lost = state.text != theirs, False
         for conflict in result.conflicts:
             server.message(f"style sheet: {conflict.message}", types.MessageType.Warning)
         return

@@ -176,6 +176,87 @@ async def test_a_save_caught_half_way_after_an_unsaved_reword_merges_once(
     assert sorted(texts(buffers(client)[document].text)) == ["first, reworded", "saved by hand"]
 
 
+def type_prose(client: LanguageClient, document: str) -> None:
+    """An unsaved edit of the sheet's prose alone: its entries are unchanged in the buffer."""
+    text = buffers(client)[document].text
+    type_text(client, document, text.replace("Edit freely", "Edit (typed) freely"))
+
+
+@pytest.mark.parametrize("how", ["removed", "emptied"])
+async def test_a_sheet_removed_then_written_anew_by_an_agent_takes_no_entry_away(
+    client: LanguageClient, root: Path, how: str
+) -> None:
+    """With unsaved edits in the buffer, the sheet is removed (or emptied) on disk, then an
+    agent's note makes a new one holding that note alone: the buffer keeps its entries and
+    gains the note (what it lacks on disk is no deletion a person made)."""
+    target = resolve_target(root)
+    sheet = StyleSheet(target)
+    sheet.add("first, from before")
+    sheet.add("second, from before")
+    document = open_file(client, sheet.path, language="markdown")
+    await placed(client, document)
+    type_prose(client, document)
+    if how == "removed":
+        sheet.path.unlink()
+    else:
+        sheet.path.write_text("", encoding="utf-8")
+    files_changed(client, sheet.path)
+    await asyncio.sleep(1.0)  # read missing or empty (the empty one after 0.3 s still)
+    StyleSheet(target).add("agent note", author="agent")
+    files_changed(client, sheet.path)
+
+    def merged() -> bool:
+        return "agent note" in texts(buffers(client)[document].text)
+
+    await eventually(merged, timeout=10)
+    assert sorted(texts(buffers(client)[document].text)) == [
+        "agent note",
+        "first, from before",
+        "second, from before",
+    ]
+
+
+async def test_a_buffer_emptied_as_its_sheet_was_is_in_step_with_the_disk(
+    client: LanguageClient, root: Path
+) -> None:
+    """The sheet is emptied on disk and the person empties the buffer too (the editor's
+    revert): the buffer is the disk's again, so an agent's later note is the editor's to
+    reload, not an edit of the buffer."""
+    target = resolve_target(root)
+    sheet = StyleSheet(target)
+    sheet.add("first, from before")
+    document = open_file(client, sheet.path, language="markdown")
+    await placed(client, document)
+    type_prose(client, document)
+    sheet.path.write_text("", encoding="utf-8")
+    files_changed(client, sheet.path)
+    await asyncio.sleep(1.0)
+    type_text(client, document, "")
+    await placed(client, document)
+    before = len(client.applied_edits)  # type: ignore[attr-defined]
+    StyleSheet(target).add("agent note", author="agent")
+    files_changed(client, sheet.path)
+    await asyncio.sleep(1.5)
+    assert len(client.applied_edits) == before  # type: ignore[attr-defined]
+
+
+async def test_a_restored_buffer_over_a_missing_sheet_takes_a_commands_note(
+    client: LanguageClient, root: Path
+) -> None:
+    """The editor restores a sheet never saved (no file on disk): it has unsaved edits, so a
+    note added by a command goes into it, and nothing is written on disk."""
+    sheet = StyleSheet(resolve_target(root))
+    sheet.add("first, restored")
+    restored = sheet.path.read_text(encoding="utf-8")
+    sheet.path.unlink()
+    document = open_file(client, sheet.path, language="markdown", text=restored)
+    await placed(client, document)
+    app = open_file(client, root / "src" / "app.py")
+    await execute(client, "stet.note.add", uri=app, text="added by command", line=2)
+    assert not sheet.path.exists()
+    assert sorted(texts(buffers(client)[document].text)) == ["added by command", "first, restored"]
+
+
 async def test_a_conflict_keeps_both_versions_and_is_shown(
     client: LanguageClient, root: Path
 ) -> None:

@@ -58,7 +58,7 @@ def register(server: StetServer) -> None:
         unmerged = state.expected_reload
         # What the editor saved is its lines: shared, not joined and split again.
         state.disk_lines, state.base_known, state.saves = list(state.lines), True, state.saves + 1
-        state.modified, state.expected_reload = False, None
+        state.modified, state.expected_reload, state.base_lost = False, None, False
         if state.is_sheet and state.session is not None:
             # A saved sheet changes what every open document shows.
             ls.spawn(saved_sheet(ls, state, base, unmerged), "reading the saved style sheet")
