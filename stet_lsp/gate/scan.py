@@ -586,6 +586,11 @@ def _quoted_documents_in(value: str, config: GateConfig, filename: str, depth: i
     if depth == 0 and '\\"' in value:
         hits = [hit for hit, _ in prefilter_for(_ESCAPED_JOINTS).find(ascii_lower(value))]
         if hits:
+            # A window cut inside an escaped backslash (`\\\\` in the raw text) starts with
+            # half of it, which would escape the character after it one level down.
+            lead = len(value) - len(value.lstrip("\\"))
+            if lead:
+                value = " " * (lead + 1) + value[lead + 1 :]
             spans += _quoted_document_spans(value, hits, config, filename, depth + 1)
     return spans
 
@@ -620,9 +625,9 @@ def _decoded_spans(
 def _quoted_json_spans(value: str, config: GateConfig, filename: str) -> list[Span]:
     """JSON quoted in a string (a tool's output of a JSON file, `kubectl -o json`): a
     credential's name and the string after it, and argument lists, read as in the document
-    itself. A window may start inside a string, where its quotes would pair wrongly: unless
-    it starts the document, its first line (a minified document's only one) is read from a
-    place known to be outside any string, the start of a joint's array or name."""
+    itself. A window may start inside a string, where its quotes would pair wrongly: its
+    first line (a minified document's only one) is read from a place outside any string, the
+    start of a joint's array or name."""
     if '",' not in value and '" ,' not in value:
         return []
     lowered = ascii_lower(value)
@@ -635,15 +640,14 @@ def _quoted_json_spans(value: str, config: GateConfig, filename: str) -> list[Sp
             argv_hits.append(hit)
     if not name_hits and not argv_hits:
         return []
-    first = 0
-    if value.lstrip()[:1] not in ("{", "["):
-        line_end = value.find("\n")
-        first = len(value) if line_end < 0 else line_end + 1
-        for hit in sorted(hit for hit in (*name_hits, *argv_hits) if hit < first):
-            synced = _outside_strings_before(value, hit)
-            if synced is not None:
-                first = synced
-                break
+    # Even a `{` or `[` there may be inside a string: the window is cut where it is.
+    line_end = value.find("\n")
+    first = len(value) if line_end < 0 else line_end + 1
+    for hit in sorted(hit for hit in (*name_hits, *argv_hits) if hit < first):
+        synced = _outside_strings_before(value, hit)
+        if synced is not None:
+            first = synced
+            break
     name_hits = [hit for hit in name_hits if hit >= first]
     argv_hits = [hit for hit in argv_hits if hit >= first]
     if not name_hits and not argv_hits:

@@ -340,6 +340,29 @@ def test_a_long_minified_document_a_tool_printed_is_read_around_its_joints(
     }
 
 
+@pytest.mark.parametrize("twice", [False, True])
+def test_a_document_a_tool_printed_is_read_wherever_the_part_read_starts(twice: bool) -> None:
+    """The part read around a joint starts 512 characters before it, wherever that is: on a
+    `{` or `[` inside a string (code), inside an escaped backslash (a Windows path quoted
+    twice). Read from a place outside any string, the list's secrets go, and redacting
+    the output again changes nothing (a token before the list moves that start)."""
+    secret, other = value(), value()
+    for before in ("a[b{c " * 100, "C:\\Users\\dev\\node_modules\\.bin\\x.cmd " * 20):
+        for length in range(280, 480, 7):
+            document = {
+                "a": before[:length],
+                "t": token(),
+                "mcp": {"args": ["-y", "srv", "--api-key", secret]},
+                "h": ["X-Api-Key", other, "Accept", "text/plain"],
+                "z": "z" * 3000,
+            }
+            record = {"type": "tool_result", "content": json.dumps(document, separators=(",", ":"))}
+            raw = json.dumps({"stdout": json.dumps(record)} if twice else record) + "\n"
+            redacted = redact_text(raw, path="s.jsonl", cache=ResultCache()).text
+            assert secret not in redacted and other not in redacted, (before[:8], length)
+            assert redact_text(redacted, path="s.jsonl", cache=ResultCache()).text == redacted
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 2**32), st.sets(st.integers(0, 39), max_size=6), st.booleans())
 def test_escaped_variants_are_deterministic_and_idempotent(
