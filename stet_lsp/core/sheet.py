@@ -364,16 +364,17 @@ class StyleSheet:
             self._write(document.render(), current)
         return was_paused
 
-    def merge_in(self, base: str, theirs: str) -> bool:
+    def merge_in(self, base: str, theirs: str, *, deletions: bool = True) -> bool:
         """Bring the changes from `base` to `theirs` (a text the sheet held, which an editor's
         save wrote over) into the sheet, entry by entry; whether anything was written. A
         sheet git's index holds is merged all the same: what comes back is what was on disk
-        (a pull, a person's other editor), not a write of Stet's own."""
+        (a pull, a person's other editor), not a write of Stet's own. `deletions` False: an
+        entry `theirs` lacks is no deletion (see `merge_sheets`)."""
         from stet_lsp.core.merge import merge_sheets  # not loaded by a short command
 
         with self._locked():
             current = self.settled_text()
-            merged = merge_sheets(base, current, theirs)
+            merged = merge_sheets(base, current, theirs, deletions=deletions)
             if merged.changed:
                 self._write(merged.text, current)
         return merged.changed

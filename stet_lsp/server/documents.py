@@ -75,9 +75,10 @@ class DocumentState:
     the server has read the disk and found another text there
     (`StetServer._compare_with_disk`, `sheet_sync.merge_from_disk`)."""
     base_lost: bool = False
-    """The sheet was read missing or empty since `disk_text` was (a save caught half way, or
-    one removed): the next merge into the buffer starts from `disk_text` but takes no entry as
-    deleted on disk (`sheet_sync.merge_from_disk`)."""
+    """The sheet was read missing or empty (or blank) since `disk_text` was (a save caught
+    half way, or one removed): the next merge into the buffer, or back into the disk at a
+    save, starts from `disk_text` but takes no entry as deleted on disk
+    (`sheet_sync.merge_from_disk`, `sheet_sync.saved_sheet`)."""
     saves: int = 0
     """How often the editor saved the document (a merge running across a save keeps the
     saved text as what is on disk)."""

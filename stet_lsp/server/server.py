@@ -548,8 +548,8 @@ class StetServer(LanguageServer):
 
     def _track_unsaved(self, state: DocumentState) -> None:
         text = state.text
-        if (state.expected_reload is not None and text == state.expected_reload) or (
-            state.base_lost and not text.strip()
+        if text == state.expected_reload or (
+            state.base_lost and state.expected_reload is None and not text.strip()
         ):
             # The editor reloaded what was written on disk (or found no sheet there).
             state.disk_text, state.base_known, state.expected_reload = text, True, None

@@ -181,6 +181,17 @@ async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str 
     if theirs == state.disk_text:
         state.base_known, state.expected_reload, state.base_lost = True, None, False
         return
+    if state.base_known and not theirs.strip():
+        # No sheet, or an empty one: another program's save caught half way (Vim renames the
+        # old file away first), or a sheet emptied or removed for good. Its text would be a
+        # base that takes every entry the buffer changed for one added on disk: the next
+        # merge starts from the last text read before it, but takes nothing as deleted there.
+        state.base_lost = True
+        if not state.modified:
+            state.expected_reload = theirs  # the editor's to reload
+        elif not (state.expected_reload or "").strip():
+            state.expected_reload = None  # a write not merged yet still is, at an edit or save
+        return
     if not state.base_known:
         # Opened with a text that is not the one on disk (the editor restored unsaved edits,
         # which it reports no change for), and never seen in step with the disk: the buffer
@@ -189,13 +200,6 @@ async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str 
         state.modified = True
     elif not state.modified:
         state.expected_reload = theirs
-        return
-    elif not theirs.strip():
-        # No sheet, or an empty one: another program's save caught half way (Vim renames the
-        # old file away first), or a sheet emptied or removed for good. Its text would be a
-        # base that takes every entry the buffer changed for one added on disk: the next
-        # merge starts from the last text read, but takes nothing as deleted there.
-        state.base_lost, state.expected_reload = True, None
         return
     base = state.disk_text if state.base_known else ""
     deletions = not state.base_lost
@@ -326,11 +330,16 @@ def versioned_edit(
 
 
 async def saved_sheet(
-    server: StetServer, state: DocumentState, base: str, unmerged: str | None
+    server: StetServer,
+    state: DocumentState,
+    base: str,
+    unmerged: str | None,
+    deletions: bool = True,
 ) -> None:
     """The editor saved the sheet. What was written on disk and never reached its buffer
     (`unmerged`: the editor refused the merge, or cannot apply edits) was written over:
-    it is merged back into the sheet on disk, which the editor then reloads."""
+    it is merged back into the sheet on disk, which the editor then reloads (`deletions`
+    False: the sheet was read missing or empty since `base`, `DocumentState.base_lost`)."""
     session = state.session
     if session is None:
         return
@@ -339,7 +348,8 @@ async def saved_sheet(
         if state.path == target.sheet_path:
             async with server.sheet_edits:
                 try:
-                    await server.off_loop(StyleSheet(target).merge_in, base, unmerged)
+                    merge = partial(StyleSheet(target).merge_in, deletions=deletions)
+                    await server.off_loop(merge, base, unmerged)
                 except StetError as error:
                     server.message(
                         f"style sheet: what the save wrote over is not merged back: {error}"

@@ -257,6 +257,91 @@ async def test_a_restored_buffer_over_a_missing_sheet_takes_a_commands_note(
     assert sorted(texts(buffers(client)[document].text)) == ["added by command", "first, restored"]
 
 
+@pytest.mark.parametrize(
+    "order", ["read empty, then an agent's new sheet", "an agent's note, then read empty"]
+)
+def test_an_editor_that_cannot_apply_edits_saves_after_an_empty_read_and_loses_nothing(
+    root: Path, order: str
+) -> None:
+    """A client that applies no edits has unsaved edits; the sheet is read empty (a save in
+    place caught with the file still empty) before or after an agent's note the server could
+    not bring into the buffer. The editor's save, written over it all, is merged with what it
+    wrote over: every entry stays, none is taken as deleted on disk."""
+    sheet = StyleSheet(resolve_target(root))
+    sheet.add("first")
+    disk = sheet.path.read_text(encoding="utf-8")
+    server = PipeServer().initialize({"workspace": {"applyEdit": False}}, [uri(root)])
+    typed = disk + "- typed by hand\n"
+    document = {"uri": uri(sheet.path)}
+
+    def agent_note() -> None:
+        StyleSheet(resolve_target(root)).add("from another writer", author="agent")
+        server.wait_for(
+            lambda message: (
+                message.get("method") == "window/showMessage"
+                and "not merged" in message["params"]["message"]
+            )
+        )
+
+    try:
+        server.open(uri(sheet.path), disk, "markdown")
+        changed = {"textDocument": {**document, "version": 2}, "contentChanges": [{"text": typed}]}
+        server.send({"method": "textDocument/didChange", "params": changed})
+        server.send(
+            {"id": 2, "method": "textDocument/documentSymbol", "params": {"textDocument": document}}
+        )
+        server.answer(2)
+        if order.startswith("an agent"):
+            agent_note()
+        sheet.path.write_text("", encoding="utf-8")
+        time.sleep(1.5)  # read empty (0.3 s still), by the watcher's poll
+        if order.startswith("read empty"):
+            agent_note()
+        sheet.path.write_text(typed, encoding="utf-8")  # the save ends
+        server.send({"method": "textDocument/didSave", "params": {"textDocument": document}})
+        deadline = time.monotonic() + 10
+        while len(sheet.entries()) < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert sorted(entry.text for entry in sheet.entries()) == [
+            "first",
+            "from another writer",
+            "typed by hand",
+        ]
+    finally:
+        server.close()
+
+
+async def test_a_sheet_removed_under_a_buffer_without_edits_then_written_anew_keeps_all(
+    client: LanguageClient, root: Path
+) -> None:
+    """A buffer without unsaved edits whose sheet is removed, then made anew by an agent's
+    note, while the editor reloads neither (Neovim without autoread): typing then merges the
+    note in, and takes none of the buffer's entries as deleted on disk."""
+    target = resolve_target(root)
+    sheet = StyleSheet(target)
+    sheet.add("first, from before")
+    sheet.add("second, from before")
+    document = open_file(client, sheet.path, language="markdown")
+    await placed(client, document)
+    sheet.path.unlink()
+    files_changed(client, sheet.path)
+    await asyncio.sleep(1.0)
+    StyleSheet(target).add("agent note", author="agent")
+    files_changed(client, sheet.path)
+    await asyncio.sleep(1.0)
+    type_prose(client, document)
+
+    def merged() -> bool:
+        return "agent note" in texts(buffers(client)[document].text)
+
+    await eventually(merged, timeout=10)
+    assert sorted(texts(buffers(client)[document].text)) == [
+        "agent note",
+        "first, from before",
+        "second, from before",
+    ]
+
+
 async def test_a_conflict_keeps_both_versions_and_is_shown(
     client: LanguageClient, root: Path
 ) -> None:

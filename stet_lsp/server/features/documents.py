@@ -55,13 +55,15 @@ def register(server: StetServer) -> None:
         if state is None:
             return
         base = state.disk_text if state.base_known else ""
-        unmerged = state.expected_reload
+        unmerged, deletions = state.expected_reload, not state.base_lost
         # What the editor saved is its lines: shared, not joined and split again.
         state.disk_lines, state.base_known, state.saves = list(state.lines), True, state.saves + 1
         state.modified, state.expected_reload, state.base_lost = False, None, False
         if state.is_sheet and state.session is not None:
             # A saved sheet changes what every open document shows.
-            ls.spawn(saved_sheet(ls, state, base, unmerged), "reading the saved style sheet")
+            ls.spawn(
+                saved_sheet(ls, state, base, unmerged, deletions), "reading the saved style sheet"
+            )
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def folders_changed(ls: StetServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
