@@ -182,28 +182,33 @@ def type_prose(client: LanguageClient, document: str) -> None:
     type_text(client, document, text.replace("Edit freely", "Edit (typed) freely"))
 
 
-@pytest.mark.parametrize("how", ["removed", "emptied"])
+@pytest.mark.parametrize("how", ["removed", "emptied", "removed, typed after"])
 async def test_a_sheet_removed_then_written_anew_by_an_agent_takes_no_entry_away(
     client: LanguageClient, root: Path, how: str
 ) -> None:
-    """With unsaved edits in the buffer, the sheet is removed (or emptied) on disk, then an
-    agent's note makes a new one holding that note alone: the buffer keeps its entries and
-    gains the note (what it lacks on disk is no deletion a person made)."""
+    """The sheet is removed (or emptied) on disk, then an agent's note makes a new one holding
+    that note alone, while the buffer has unsaved edits (or has none until the person types
+    after both, the editor reloading neither: Neovim without autoread): the buffer keeps its
+    entries and gains the note (what it lacks on disk is no deletion a person made)."""
     target = resolve_target(root)
     sheet = StyleSheet(target)
     sheet.add("first, from before")
     sheet.add("second, from before")
     document = open_file(client, sheet.path, language="markdown")
     await placed(client, document)
-    type_prose(client, document)
-    if how == "removed":
-        sheet.path.unlink()
-    else:
+    if how != "removed, typed after":
+        type_prose(client, document)
+    if how == "emptied":
         sheet.path.write_text("", encoding="utf-8")
+    else:
+        sheet.path.unlink()
     files_changed(client, sheet.path)
     await asyncio.sleep(1.0)  # read missing or empty (the empty one after 0.3 s still)
     StyleSheet(target).add("agent note", author="agent")
     files_changed(client, sheet.path)
+    if how == "removed, typed after":
+        await asyncio.sleep(1.0)
+        type_prose(client, document)
 
     def merged() -> bool:
         return "agent note" in texts(buffers(client)[document].text)
@@ -255,91 +260,6 @@ async def test_a_restored_buffer_over_a_missing_sheet_takes_a_commands_note(
     await execute(client, "stet.note.add", uri=app, text="added by command", line=2)
     assert not sheet.path.exists()
     assert sorted(texts(buffers(client)[document].text)) == ["added by command", "first, restored"]
-
-
-@pytest.mark.parametrize(
-    "order", ["read empty, then an agent's new sheet", "an agent's note, then read empty"]
-)
-def test_an_editor_that_cannot_apply_edits_saves_after_an_empty_read_and_loses_nothing(
-    root: Path, order: str
-) -> None:
-    """A client that applies no edits has unsaved edits; the sheet is read empty (a save in
-    place caught with the file still empty) before or after an agent's note the server could
-    not bring into the buffer. The editor's save, written over it all, is merged with what it
-    wrote over: every entry stays, none is taken as deleted on disk."""
-    sheet = StyleSheet(resolve_target(root))
-    sheet.add("first")
-    disk = sheet.path.read_text(encoding="utf-8")
-    server = PipeServer().initialize({"workspace": {"applyEdit": False}}, [uri(root)])
-    typed = disk + "- typed by hand\n"
-    document = {"uri": uri(sheet.path)}
-
-    def agent_note() -> None:
-        StyleSheet(resolve_target(root)).add("from another writer", author="agent")
-        server.wait_for(
-            lambda message: (
-                message.get("method") == "window/showMessage"
-                and "not merged" in message["params"]["message"]
-            )
-        )
-
-    try:
-        server.open(uri(sheet.path), disk, "markdown")
-        changed = {"textDocument": {**document, "version": 2}, "contentChanges": [{"text": typed}]}
-        server.send({"method": "textDocument/didChange", "params": changed})
-        server.send(
-            {"id": 2, "method": "textDocument/documentSymbol", "params": {"textDocument": document}}
-        )
-        server.answer(2)
-        if order.startswith("an agent"):
-            agent_note()
-        sheet.path.write_text("", encoding="utf-8")
-        time.sleep(1.5)  # read empty (0.3 s still), by the watcher's poll
-        if order.startswith("read empty"):
-            agent_note()
-        sheet.path.write_text(typed, encoding="utf-8")  # the save ends
-        server.send({"method": "textDocument/didSave", "params": {"textDocument": document}})
-        deadline = time.monotonic() + 10
-        while len(sheet.entries()) < 3 and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert sorted(entry.text for entry in sheet.entries()) == [
-            "first",
-            "from another writer",
-            "typed by hand",
-        ]
-    finally:
-        server.close()
-
-
-async def test_a_sheet_removed_under_a_buffer_without_edits_then_written_anew_keeps_all(
-    client: LanguageClient, root: Path
-) -> None:
-    """A buffer without unsaved edits whose sheet is removed, then made anew by an agent's
-    note, while the editor reloads neither (Neovim without autoread): typing then merges the
-    note in, and takes none of the buffer's entries as deleted on disk."""
-    target = resolve_target(root)
-    sheet = StyleSheet(target)
-    sheet.add("first, from before")
-    sheet.add("second, from before")
-    document = open_file(client, sheet.path, language="markdown")
-    await placed(client, document)
-    sheet.path.unlink()
-    files_changed(client, sheet.path)
-    await asyncio.sleep(1.0)
-    StyleSheet(target).add("agent note", author="agent")
-    files_changed(client, sheet.path)
-    await asyncio.sleep(1.0)
-    type_prose(client, document)
-
-    def merged() -> bool:
-        return "agent note" in texts(buffers(client)[document].text)
-
-    await eventually(merged, timeout=10)
-    assert sorted(texts(buffers(client)[document].text)) == [
-        "agent note",
-        "first, from before",
-        "second, from before",
-    ]
 
 
 async def test_a_conflict_keeps_both_versions_and_is_shown(
@@ -501,13 +421,25 @@ async def test_a_sheet_git_tracks_is_warned_of_once(client: LanguageClient, root
     assert len(warnings()) == 1
 
 
-def test_a_save_over_disk_changes_the_editor_could_not_take_keeps_them(root: Path) -> None:
+@pytest.mark.parametrize(
+    "read_empty", ["never", "before the note (a new sheet)", "after the note (a save caught)"]
+)
+def test_a_save_over_disk_changes_the_editor_could_not_take_keeps_them(
+    root: Path, read_empty: str
+) -> None:
     """A client that cannot apply edits saves its buffer over a note another writer added:
-    the server merges that note back into the sheet on disk."""
+    the server merges that note back into the sheet on disk. The sheet read empty before the
+    note (the note then makes a new sheet of itself alone) or after it changes nothing: no
+    entry is taken as deleted on disk, and the note is not forgotten."""
     sheet = StyleSheet(resolve_target(root))
     sheet.add("first")
     disk = sheet.path.read_text(encoding="utf-8")
     server = PipeServer().initialize({"workspace": {"applyEdit": False}}, [uri(root)])
+
+    def emptied() -> None:
+        sheet.path.write_text("", encoding="utf-8")
+        time.sleep(1.5)  # read empty (0.3 s still), by the watcher's poll
+
     try:
         server.open(uri(sheet.path), disk, "markdown")
         typed = disk + "- typed by hand\n"
@@ -519,13 +451,17 @@ def test_a_save_over_disk_changes_the_editor_could_not_take_keeps_them(root: Pat
         symbols = {"textDocument": {"uri": uri(sheet.path)}}
         server.send({"id": 90, "method": "textDocument/documentSymbol", "params": symbols})
         server.answer(90)
-        sheet.add("from another writer", author="agent")
+        if read_empty.startswith("before"):
+            emptied()
+        StyleSheet(resolve_target(root)).add("from another writer", author="agent")
         server.wait_for(
             lambda message: (
                 message.get("method") == "window/showMessage"
                 and "not merged" in message["params"]["message"]
             )
         )
+        if read_empty.startswith("after"):
+            emptied()
         sheet.path.write_text(typed, encoding="utf-8")  # the editor saves its buffer
         saved = {"textDocument": {"uri": uri(sheet.path)}}
         server.send({"method": "textDocument/didSave", "params": saved})
