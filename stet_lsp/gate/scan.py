@@ -688,10 +688,16 @@ def _outside_strings_before(value: str, hit: int) -> int | None:
 def _opening_quote(value: str, closing: int) -> int | None:
     """The quote opening the string that the quote at `closing` ends (its content holds no
     quote but escaped ones)."""
-    position = value.rfind('"', 0, closing)
-    while position >= 0 and _escaped(value, position):
-        position = value.rfind('"', 0, position)
+    position = _unescaped_quote_before(value, closing)
     return position if position >= 0 else None
+
+
+def _unescaped_quote_before(text: str, position: int, floor: int = 0) -> int:
+    """The last quote before `position`, from `floor` on, that no backslash escapes (-1)."""
+    quote = text.rfind('"', floor, position)
+    while quote >= 0 and _escaped(text, quote):
+        quote = text.rfind('"', floor, quote)
+    return quote
 
 
 def _skip_blanks_back(value: str, position: int) -> int:
@@ -769,17 +775,8 @@ def _literal_around(text: str, offset: int, after: int) -> tuple[int, int]:
     floor = max(
         0, offset - _DECODE_BEFORE, text.rfind("\n", max(0, offset - _DECODE_BEFORE), offset) + 1
     )
-    start = offset
-    while True:
-        quote = text.rfind('"', floor, start)
-        if quote < 0:
-            start = floor
-            break
-        if _escaped(text, quote):
-            start = quote
-            continue
-        start = quote + 1
-        break
+    quote = _unescaped_quote_before(text, offset, floor)
+    start = floor if quote < 0 else quote + 1
     ceiling = min(len(text), offset + after)
     newline = text.find("\n", offset, ceiling)
     cut = newline < 0 and ceiling < len(text)
