@@ -98,7 +98,13 @@ _TOKEN_RUN = re.compile("[^" + re.escape("".join(sorted(_VALUE_STOP))) + "]*+")
 # The name before a value, read backwards (`name = "` reversed): what follows `value` in
 # `([A-Za-z0-9_.-]{1,80})["']?]?[ \t]{0,4}(?::=|=>|=|:)[ \t]{0,4}["'`]?$`, reversed.
 _KEY_BEFORE_REVERSED = re.compile(
-    r"\n?[\"'`]?[ \t]{0,4}(?:=:|>=|=|:)[ \t]{0,4}\]?[\"']?([A-Za-z0-9_.\-]{1,80})"
+    r"\n?[\"'`]?[ \t]{0,4}(?:=:|>=|(?P<compared>={2,3}!?|=!)|=|:)[ \t]{0,4}\]?[\"']?"
+    r"(?P<key>[A-Za-z0-9_.\-]{1,80})"
+)
+# What JavaScript's `typeof` answers: compared with one (`typeof password === 'function'`),
+# a name's type is tested, not its value.
+_TYPE_NAMES = frozenset(
+    ("undefined", "object", "boolean", "number", "bigint", "string", "symbol", "function")
 )
 _RULE_NAME = re.compile(r"[^a-z0-9]+")
 _URL_USERINFO = re.compile(URL_USERINFO)
@@ -330,7 +336,8 @@ def scan_windows(
             analysed[window] = values
             again -= read_again
         for value, secret_type in values:
-            for place in _locate(text, window, begin, end, value, runs):
+            whole = secret_type == _KEYWORD_TYPE
+            for place in _locate(text, window, begin, end, value, runs, whole):
                 if place in found or covering.covers(*place):
                     continue
                 if secret_type == _TWILIO_TYPE and _TWILIO_ACCOUNT_SID.fullmatch(text, *place):
@@ -422,9 +429,10 @@ def _after_metadata_key(text: str, start: int, end: int) -> bool:
     found = _key_before(text, start)
     if found is None:
         return False
-    key, key_start = found
+    key, key_start, compared = found
     return (
         is_metadata_key(key)
+        or (compared and text[start:end] in _TYPE_NAMES)
         or _is_url_user(text, key_start)
         or syntax.names_a_resource_type(text, key_start)
         or syntax.names_itself(key, text[start:end])
@@ -442,12 +450,16 @@ def _is_url_user(text: str, key_start: int) -> bool:
     return before.endswith(("://", ":\\/\\/")) and _URL_USERINFO.match(text, key_start) is not None
 
 
-def _key_before(text: str, start: int) -> tuple[str, int] | None:
-    """The name assigned the value at `start` (`name = "`, `"name": `, `name => `) and where
-    it starts: read backwards from `start`, over at most 100 characters."""
+def _key_before(text: str, start: int) -> tuple[str, int, bool] | None:
+    """The name assigned the value at `start` (`name = "`, `"name": `, `name => `) or compared
+    with it (`name === "`, `name != "`), where it starts, and whether it is compared: read
+    backwards from `start`, over at most 100 characters."""
     behind = text[max(0, start - 100) : start][::-1]
     match = _KEY_BEFORE_REVERSED.match(behind)
-    return None if match is None else (match.group(1)[::-1], start - match.end(1))
+    if match is None:
+        return None
+    key = match.group("key")
+    return key[::-1], start - match.end("key"), match.group("compared") is not None
 
 
 def _windows(text: str, offsets: list[int]) -> list[tuple[int, int]]:
@@ -479,17 +491,32 @@ def _windows(text: str, offsets: list[int]) -> list[tuple[int, int]]:
 
 
 def _locate(
-    text: str, window: str, begin: int, end: int, value: str, runs: _Runs
+    text: str, window: str, begin: int, end: int, value: str, runs: _Runs, whole: bool
 ) -> Iterator[tuple[int, int]]:
-    """Every place of a reported value in its window, widened to the whole token."""
+    """Every place of a reported value in its window, widened to the whole token. A value the
+    plugin read `whole` (an assignment's) is not a name's part where it stands in a longer
+    word (`apiKeyPolicy` of `apiKeyPolicyName = "apiKeyPolicy"`)."""
     lower = max(0, begin - 1024)
     upper = min(len(text), end + 1024)
+    word = whole and _WORD.fullmatch(value) is not None
     at = window.find(value)
     while at >= 0:
+        if word and _inside_a_word(text, begin + at, begin + at + len(value)):
+            at = window.find(value, at + len(value))
+            continue
         start, stop = _expand(text, begin + at, begin + at + len(value), lower, upper, runs)
         stop = _to_closing_quote(text, start, stop, upper)
         yield start, _past_reopened_quotes(text, start, stop, upper)
         at = window.find(value, at + len(value))
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _inside_a_word(text: str, start: int, end: int) -> bool:
+    return (start > 0 and _WORD.match(text, start - 1) is not None) or (
+        end < len(text) and _WORD.match(text, end) is not None
+    )
 
 
 _SINGLE_QUOTED_ON = re.compile(SINGLE_QUOTED_ON)

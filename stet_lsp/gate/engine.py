@@ -16,6 +16,7 @@ from stet_lsp.gate.keynames import (
     KEY_PARTS,
     TEST_RESULTS,
     holds_a_credential_uuid,
+    names_other_words,
 )
 from stet_lsp.gate.patterns import LazyPattern
 from stet_lsp.gate.prefilter import AnchorHit, Prefilter, ascii_lower, prefilter_for
@@ -354,10 +355,12 @@ def _brace_end(text: str, start: int, end: int) -> int:
 
 
 def is_metadata_key(key: str) -> bool:
-    """`token_type`, `max_tokens`, `apiKeyId`: names about a credential, not holding one."""
+    """`token_type`, `max_tokens`, `apiKeyId`: names about a credential, not holding one;
+    `passthrough_apis`, `reportTokenizationTime`: names of no credential at all."""
     parts = KEY_PARTS.split(CAMEL_BOUNDARY.sub(r"\1_\2", key).lower().strip("_.-"))
     return bool(parts) and (
         parts[-1] in METADATA_KEY_SUFFIXES
+        or names_other_words(parts)
         or not _PUBLIC.isdisjoint(parts)
         or any(tuple(parts[-len(ending) :]) == ending for ending in _PUBLIC_ENDINGS)
     )

@@ -14,6 +14,11 @@ import re
 # 14 %; camelCase names with acronyms, `getCSRFTokenFromCookie`, keep 45 % or more), or in
 # humps no name has (`zbzOsxKaKxyZdudOEo`, `_unlike_a_name`).
 _SINGLE_LOWER = re.compile(r"(?<=[A-Z0-9])[a-z](?=[A-Z0-9])")
+# A capital and one letter that make a word between two words of a name are a hump of it
+# (`endTagInSelectInTable`, `isUpToDate`), not a letter alone.
+_TWO_LETTER_WORDS = frozenset(("In", "On", "At", "Is", "It", "Of", "To", "By", "As", "Or", "If",
+    "No", "Up", "Do", "Go", "My", "We", "Be", "An", "Us", "So", "Id", "Ok"))  # fmt: skip
+_BETWEEN_WORDS = re.compile(r"(?<=[a-z])[A-Z][a-z](?=[A-Z][a-z])")
 _INNER_DIGITS = re.compile(r"(?<=[A-Za-z])[0-9]+(?=[A-Za-z])")
 _LETTER_RUN = re.compile(r"[A-Za-z]{12,}")
 _COMMON_PAIRS_TEXT = (
@@ -28,7 +33,7 @@ _COMMON_PAIRS_TEXT = (
 _COMMON_PAIRS = frozenset(_COMMON_PAIRS_TEXT.split())
 WORDLIKE_PAIRS = 0.55
 _UNWORDLIKE_PAIRS = 0.35
-_GENERATED_CAPITALS = 0.35
+GENERATED_CAPITALS = 0.35
 _PAIRS_READ = 64
 # The humps of a name written in both cases: an acronym, a word (capitalised or not), a
 # capital alone (`getXCoordinate`); digits part them.
@@ -68,7 +73,7 @@ def _random_case(run: str) -> bool:
     `IAMUserSSHKeys` are names)."""
     if run.isupper() or run.islower():
         return False
-    if sum(c.isupper() for c in run) < _GENERATED_CAPITALS * len(run):
+    if sum(c.isupper() for c in run) < GENERATED_CAPITALS * len(run):
         return False
     if any(len(hump) >= 3 and hump.isupper() for hump in _HUMP.findall(run)):
         return False
@@ -96,7 +101,11 @@ def reads_generated(value: str, least: int, *, random_case: bool = True) -> bool
     cases also count when their capitals fall at random though their pairs read as English."""
     if len(value) < least or not value.isascii() or not value.isalnum():
         return False
-    singles = len(_SINGLE_LOWER.findall(value))
+    singles = sum(
+        value[match.start() - 1 : match.end()] not in _TWO_LETTER_WORDS
+        or _BETWEEN_WORDS.match(value, match.start() - 1) is None
+        for match in _SINGLE_LOWER.finditer(value)
+    )
     if singles >= 2 or singles + len(_INNER_DIGITS.findall(value)) >= 3:
         return True
     if len(value) >= _ONE_CASE_READ and _one_case_generated(value):
@@ -115,7 +124,7 @@ def reads_generated(value: str, least: int, *, random_case: bool = True) -> bool
         # camelCase with acronyms (`getCSRFTokenFromCookie`) has few capitals, and words
         # between them
         capitals = sum(c.isupper() for c in run)
-        if capitals >= _GENERATED_CAPITALS * len(run) or _unlike_a_name(run):
+        if capitals >= GENERATED_CAPITALS * len(run) or _unlike_a_name(run):
             return True
     if runs:
         return False

@@ -11,6 +11,7 @@ from collections import Counter
 from functools import lru_cache
 
 from stet_lsp.gate.generated import (
+    GENERATED_CAPITALS,
     HUMPS_READ,
     WORDLIKE_PAIRS,
     has_generated_run,
@@ -55,8 +56,8 @@ _PLACEHOLDER_WORDS = (
 _WORD_PART = re.compile(r"(?:[a-z]+|[A-Z]+|[A-Z][a-z]+)(?:[A-Z][a-z]+)*[0-9]*|[0-9]+")
 _PART_SEPARATORS = re.compile(r"[^A-Za-z0-9]+")
 # Templates and references that stand for a value: `${VAR}`, `$(command)`, `{{ x }}`,
-# `{% x %}`, `%(name)s`, `%s`, `%{name}`, words in brackets (`<your-token>`, `[password]`),
-# `{password}` (a format string).
+# `{% x %}`, `%(name)s`, `%s`, `%0`, `%{name}`, words in brackets (`<your-token>`,
+# `[password]`), `{password}`, `{0}` and `{}` (a format string).
 _TEMPLATE = re.compile(
     r"\$\{[^{}]{0,200}\}"
     # A command: its name, then blanks and arguments or the end (not `$(_*-tc2…` or
@@ -65,10 +66,11 @@ _TEMPLATE = re.compile(
     r"|\{\{.{0,200}?\}\}"
     r"|\{%.{0,200}?%\}"
     r"|%\([A-Za-z_][\w.\-]{0,80}\)[sdrif]|(?<![A-Za-z0-9%])%[sd](?![A-Za-z0-9])"
+    r"|(?<![^\s(])%[0-9](?![^\s.,:;)])"
     r"|%\{[A-Za-z_][\w.\-]{0,80}\}"
     r"|[<\[(](?:[A-Za-z][a-z0-9]{1,40}|[A-Z0-9]{2,40})"
     r"(?:[ _.\-]{1,3}(?:[A-Za-z][a-z0-9]{0,40}|[A-Z0-9]{1,40})){0,12}[>\])]"
-    r"|\{[A-Za-z_][\w.]{0,80}(?:![rsa])?(?::[^{}]{0,20})?\}"
+    r"|\{(?:[A-Za-z_][\w.]{0,80}|[0-9]{1,2})?(?:![rsa])?(?::[^{}]{0,20})?\}"
 )
 _TEMPLATE_MARKS = frozenset("${<%[(")
 # A template that opens a value and is cut at its first blank (`{{ .Values.pw | quote }}`,
@@ -600,6 +602,9 @@ def starts_with_reference(value: str) -> bool:
 
 
 # A call of an attribute or module function: `os.getenv(`, `base64.b64encode(`.
+# A tuple's or a list's first element, a lambda's parameters, a spread: where a value cut
+# at a blank starts inside code's brackets.
+_EXPRESSION_OPENING = re.compile(r"[(\[]{1,3}(?:\.\.\.)?(?=[A-Za-z_$])")
 _METHOD_CALL = re.compile(r"[A-Za-z_]\w{0,80}(?:\.[A-Za-z_]\w{0,80}){1,8}\(")
 _ATTRIBUTE = re.compile(r"[A-Za-z_$][\w$]{0,80}(?:\.[A-Za-z_$][\w$]{0,80}){1,8}(?:\(\)?)?")
 
@@ -630,7 +635,17 @@ def looks_like_reference(value: str) -> bool:
     password stands as often as a name, or a value found as one, which is looked for again),
     nor such a run or a word and digits with one sign after it (`Xk9mQ2vLp8rT4$`,
     `Summer2024$`, `Tiger1999.`), nor a bootstrap token whose secret reads as generated
-    (`kok16z.v0mwufxbv932byv7`)."""
+    (`kok16z.v0mwufxbv932byv7`). An expression's opening before one counts
+    (`(__spec__.parent`, `(timeMs:`, `[...state.options`) when its name reads as written, and
+    not as a password a person wrote (`(Hunter2024`)."""
+    opening = _EXPRESSION_OPENING.match(value)
+    if opening is not None:
+        rest = value[opening.end() :]
+        return (
+            reads_as_written(rest)
+            and not is_written_password("password", rest.rstrip(",:;)]}"))
+            and looks_like_reference(rest)
+        )
     core = value.rstrip(")]},;")
     if _WORD_DIGITS_SIGN.fullmatch(core):
         return False
@@ -685,8 +700,13 @@ def is_encoded_secret(value: str) -> bool:
     entropy = shannon_entropy(body)
     if not (upper and lower) or entropy < 3.5:
         return False
-    # Letters alone that repeat a few by chance (`IeftMcMpaQwIeXOztTptXSJSWppfNfww`, 3.99)
-    return digit or symbol or entropy >= 4.0 or looks_generated(body)
+    if digit or symbol:
+        return True
+    # Letters alone: generated (`IeftMcMpaQwIeXOztTptXSJSWppfNfww`, whose letters repeat a few
+    # by chance: 3.99), or varied with capitals throughout; a name of written words is as
+    # varied (`MissingHeaderBodySeparatorDefect`, `EmrManagedMasterSecurityGroup`)
+    capitals = sum(c.isupper() for c in body)
+    return looks_generated(body) or (entropy >= 4.0 and capitals >= GENERATED_CAPITALS * len(body))
 
 
 def looks_like_env_literal(value: str) -> bool:
@@ -899,20 +919,21 @@ def _spells_a_password_word(part: str) -> bool:
 
 
 # A regular expression's constructs. Sure ones make a pattern alone: a lookahead on `.*`, a
-# lookbehind, an inline flag, a counted repeat after a class, an escape, `.` or `)`, an open
-# repeat after a class, a value that is one class (`TOKEN_RE = r"ghp_[A-Za-z0-9]{36}"`,
-# `PASSWORD_REGEX = r"^(?=.*[a-z]).{8,}$"`). Others count only two together (an open repeat
-# after `.`, a `)` that closes a group, or an escape, a word boundary `\b`, a class, anchors
-# at both ends: `r'\bghp_\w+'`): a random password holds one by chance far more often than
-# two. A class is one only with an escape or a range of one kind of character in order
-# (`a-f`, `0-9`; not a random `T-c`). Of 50,000 random passwords of 12-32 characters, 0 to 1
-# read as patterns, by alphabet.
+# lookbehind, an inline flag, a group that captures nothing or is named, opening on a letter
+# (`(?:key|pwd|token)`, `(?P<token>`), a counted repeat after a class, an escape, `.` or `)`,
+# an open repeat after a class, a value that is one class (`TOKEN_RE =
+# r"ghp_[A-Za-z0-9]{36}"`, `PASSWORD_REGEX = r"^(?=.*[a-z]).{8,}$"`). Others count only two
+# together (an open repeat after `.`, a `)` that closes a group, or an escape, a word boundary
+# `\b`, a class, anchors at both ends: `r'\bghp_\w+'`): a random password holds one by chance
+# far more often than two. A class is one only with an escape or a range of one kind of
+# character in order (`a-f`, `0-9`; not a random `T-c`). Of 50,000 random passwords of 12-32
+# characters, 0 to 1 read as patterns, by alphabet.
 _CLASS = re.compile(r"\[\^?([^\]\s]{1,60})\]")
 _RANGE = re.compile(r"([A-Za-z0-9])-([A-Za-z0-9])")
 _CLASS_ESCAPE = re.compile(r"\\[dwsDWS]")
 _COUNTED = re.compile(r"\{[0-9]{1,4}(?:,[0-9]{0,4})?\}")
 _SURE_PATTERN = re.compile(
-    r"\(\?[=!]\.[*+]|\(\?<[=!]|\(\?[imsx]{1,4}\)|\(\?[:=!]\\+[dwsDWSbB]"
+    r"\(\?[=!]\.[*+]|\(\?<[=!]|\(\?[imsx]{1,4}\)|\(\?[:=!]\\+[dwsDWSbB]|\(\?(?::|P<)[A-Za-z]"
     r"|(?:\\[dwsDWS]|[.)])" + _COUNTED.pattern
 )
 _PATTERN_HINT = re.compile(r"[.)][*+]|\\[dwsDWS][*+]|\\[bB]")

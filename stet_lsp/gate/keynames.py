@@ -128,6 +128,16 @@ _NOT_A_PASSWORD = frozenset(
         "day",
     )
 )
+# Words that hold a credential's letters and name something else: a tokenizer and what it
+# makes, a pass of data or of a test, a secretary.
+_OTHER_WORDS = re.compile(
+    r"(?:de)?tokeni[sz](?:e|ed|er|ers|es|ing|ation|ations)?|tokens"
+    r"|passthr(?:ough|u)|pass(?:ed|es|ing|age|ages|enger|engers|ive|over)"
+    r"|(?:by|com|encom|sur|over|under)pass(?:es|ed|ing)?|secretar(?:y|ies|iat)"
+)
+_CREDENTIAL_LETTERS = re.compile(
+    r"secret|token|pass|pwd|pw|key|auth|cred|sign|header|cookie|session|bearer|jwt|private|cert"
+)
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 # An upper-case run before a capitalised word (`XApiKey`, `OAuthToken`).
 _ACRONYM_BOUNDARY = re.compile(r"([A-Z])([A-Z][a-z])")
@@ -168,3 +178,15 @@ def holds_a_credential_uuid(key: str) -> bool:
     if last == "key":
         return before in _CREDENTIAL_KEYS
     return last in _UUID_ENV_ENDINGS and before not in _NOT_A_CREDENTIAL
+
+
+def names_other_words(parts: list[str]) -> bool:
+    """Whether a name's credential letters stand only in words that name something else
+    (`_reportTokenizationTime`, `InternalPassthroughApis`, `passedOptions`,
+    `SEMANTIC_TOKENS_FULL`), given its parts in lower case: one part is such a word, and no
+    other holds a credential's letters (`tokenizerSecret` names a secret). A name of that word
+    alone is left to the rules (`Passed: <password>` may be a test log's or a login's)."""
+    if len(parts) < 2:
+        return False
+    rest = [part for part in parts if _OTHER_WORDS.fullmatch(part) is None]
+    return len(rest) < len(parts) and not any(_CREDENTIAL_LETTERS.search(part) for part in rest)

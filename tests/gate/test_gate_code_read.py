@@ -1,0 +1,134 @@
+"""Code an agent reads, as libraries write it (each line from a TypeScript, JavaScript or
+Python library on this machine's path, where the gate redacted a name or an expression): a
+name whose credential word is part of another word (`Tokenizer`, `Passthrough`), a name of
+written words with short ones among them (`endTagInSelectInTable`), an expression's opening
+(`(__spec__.parent`), a format string's positional fields, a type or a name compared or
+assigned, a regular expression's group. Each is checked raw and as a transcript carries it;
+the secrets written in the same places are still found."""
+
+from __future__ import annotations
+
+import pytest
+from test_gate_providers import framed
+
+from stet_lsp.gate import ResultCache, redact_text
+from stet_lsp.gate.generated import reads_generated
+
+
+def _left_whole(text: str) -> None:
+    for content, path, _ in framed(text):
+        assert redact_text(content, path=path, cache=ResultCache()).text == content, content
+
+
+def _redacted(text: str, secret: str) -> None:
+    for content, path, unquote in framed(text):
+        shown = unquote(redact_text(content, path=path, cache=ResultCache()).text)
+        assert secret not in shown, content
+        assert "[REDACTED:" in shown, content
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # parse5's tree builder: a name of words, `In` among them, and its function
+        "_[IN_SELECT_IN_TABLE_MODE][Tokenizer.END_TAG_TOKEN] = endTagInSelectInTable;\n"
+        "function endTagInSelectInTable(p, token) {\n",
+        # names of written words under a name holding `key` or `header` (awscli, email)
+        "            src_key='EmrManagedMasterSecurityGroup',\n",
+        "MalformedHeaderDefect = MissingHeaderBodySeparatorDefect\n",
+    ],
+)
+def test_a_name_of_written_words_is_no_value(code: str) -> None:
+    _left_whole(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "\t\tprivate readonly _reportTokenizationTime: (timeMs: number, lineLength: number)"
+        " => void,\n",
+        "\t\tprivate readonly _createBackgroundTokenizer: ((textModel: ITextModel) => void),\n",
+        "type InternalPassthroughApis = Omit<ITerminalApi, 'buffer' | 'parser'>;\n",
+        "\t\tpassedOptions: [...state.passedOptions, option],\n",
+        'TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL = "textDocument/semanticTokens/full"\n',
+    ],
+)
+def test_a_credential_word_inside_another_word_names_no_credential(code: str) -> None:
+    _left_whole(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # pydantic's lazy imports: the one `Secret…` entry made `(__spec__.parent` a value
+        # found once, and so redacted on each of its 144 lines
+        "_dynamic_imports = {\n"
+        "    'SecretStr': (__spec__.parent, '.types'),\n"
+        "    'BaseModel': (__spec__.parent, '.main'),\n"
+        "}\n",
+        "password = password + b'\\x00' * (blocksize - len(password))\n",
+        "  if(typeof strict === 'string') {\n    password = strict;\n  }\n",
+    ],
+)
+def test_an_expression_after_a_credentials_name_is_no_value(code: str) -> None:
+    _left_whole(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "    UnexpectedToken: 'Unexpected token %0',\n",
+        "        auth_token_config = '//{}{}:_authToken'.format(\n",
+        "    key_or_pass = r'(?:key|pwd|password|pass|token)'\n",
+    ],
+)
+def test_a_format_string_or_a_pattern_is_no_value(code: str) -> None:
+    _left_whole(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "  if (!callback && !hash && typeof password === 'function') {\n",
+        '      if (scheme.apiKeyLocation !== "header") {\n',
+        'export const apiKeyAuthenticationPolicyName = "apiKeyAuthenticationPolicy";\n',
+    ],
+)
+def test_a_type_test_or_a_name_of_a_credential_is_no_value(code: str) -> None:
+    _left_whole(code)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('if (password === "hunter2Summer") {\n', "hunter2Summer"),
+        ('if (password !== "Xk9mQ2vLp8rT4wZ3nB") {\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        ('tokenizerSecret = "Xk9mQ2vLp8rT4wZ3nB"\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        ('passthrough_token = "Xk9mQ2vLp8rT4wZ3nB"\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        ('AUTH_KEY = "IeftMcMpaQwIeXOztTptXSJSWppfNfww"\n', "IeftMcMpaQwIeXOztTptXSJSWppfNfww"),
+        ("password = hunter22;\n", "hunter22"),
+        ("Server=db;Password = hunter22;\n", "hunter22"),
+        ("password = hunter22 & more\n", "hunter22 & more"),
+        ("password: (Xk9mQ2vLp8rT\n", "Xk9mQ2vLp8rT"),
+        ("password: (Summer2024!\n", "Summer2024!"),
+        ("token: 'Xk9%0mQ2vLp8rT'\n", "Xk9%0mQ2vLp8rT"),
+        ('password = "Xk9{}mQ2vLp8rT"\n', "Xk9{}mQ2vLp8rT"),
+    ],
+)
+def test_secrets_written_in_those_places_are_still_found(text: str, secret: str) -> None:
+    _redacted(text, secret)
+
+
+@pytest.mark.parametrize(
+    ("value", "generated"),
+    [
+        ("endTagInSelectInTable", False),
+        ("isUpToDateOrNot", False),
+        ("getValueOrDefaultInOrder", False),
+        # a capital and a letter making `It`, `In`, `Is` by chance, not between two words
+        ("XqJIt1342112125076", True),
+        ("aInBoCdEfGh12", True),
+    ],
+)
+def test_short_words_between_a_names_words_are_humps(value: str, generated: bool) -> None:
+    assert reads_generated(value, 8) is generated
