@@ -943,6 +943,42 @@ def test_compaction_boundary_and_its_summary_make_one_compaction(tmp_path: Path)
     assert [u.text for u in of(events, UserMessage)] == ["Start", "Go on"]
 
 
+def test_micro_compaction_is_a_compaction_without_a_summary(tmp_path: Path) -> None:
+    """2.1.2x clears old tool results from the context (`microcompact_boundary`, Claude Code
+    2.1.22's shape): a compaction that says what it cleared; the next user record is no
+    summary of it."""
+    base = {**COMMON, "type": "system", "level": "info", "timestamp": "2026-01-01T00:10:00Z"}
+    micro = base | {
+        "parentUuid": "u1",
+        "subtype": "microcompact_boundary",
+        "content": "Context microcompacted",
+        "microcompactMetadata": {
+            "trigger": "auto",
+            "preTokens": 50745,
+            "tokensSaved": 26741,
+            "compactedToolIds": ["toolu_1", "toolu_2", "toolu_3", "toolu_4", "toolu_5"],
+        },
+        "uuid": "m1",
+    }
+    bare = base | {"parentUuid": "u2", "subtype": "microcompact_boundary", "uuid": "m2"}
+    path = write(
+        tmp_path / "m.jsonl",
+        [
+            user("u1", None, "Start", "2026-01-01T00:00:00Z"),
+            micro,
+            user("u2", "m1", "Go on", "2026-01-01T00:11:00Z"),
+            bare,
+        ],
+    )
+    events = IMPORTER.parse(path).events
+    assert [(c.summary, c.source.line) for c in of(events, Compaction)] == [
+        ("Context microcompacted: 5 tool results cleared, 26741 of 50745 tokens saved (auto)", 2),
+        ("Context microcompacted", 4),
+    ]
+    assert [u.text for u in of(events, UserMessage)] == ["Start", "Go on"]
+    assert not of(events, RawEvent)
+
+
 def test_system_records(tmp_path: Path) -> None:
     base = {**COMMON, "type": "system", "timestamp": "2026-01-01T00:00:00Z"}
     api_error = base | {

@@ -27,7 +27,8 @@ One JSON object a line, appended as the session runs. The records, by `type`:
   harness's too (the "No response requested." a resumed session adds after a conversation
   that ends on a user record), kept raw.
 * `system`: harness events by `subtype`: `compact_boundary` (the conversation was compacted;
-  the summary follows as a `user` record), `api_error` (a retried request), `local_command`
+  the summary follows as a `user` record), `microcompact_boundary` (old tool results were
+  cleared from the context, no summary), `api_error` (a retried request), `local_command`
   (a slash command), `turn_duration`, `stop_hook_summary`, informational notices.
 * `summary` (a title for the conversation ending at `leafUuid`), `ai-title`, `custom-title`,
   and the session metadata of 2.1 builds: `agent-name`, `agent-color`, `tag`, `mode`,
@@ -863,6 +864,9 @@ class _FileReader:
         if subtype == "compact_boundary":
             compaction = self._emit(Compaction, at, summary=content or "Conversation compacted")
             self.pending_compaction = compaction
+        elif subtype == "microcompact_boundary":
+            summary = _microcompaction(content, record.get("microcompactMetadata"))
+            self._emit(Compaction, at, summary=summary)
         elif subtype == "api_error":
             self._emit(Error, at, message=_api_error_text(record))
         elif subtype == "local_command" and "<command-name>" in content:
@@ -1632,6 +1636,26 @@ def _hook_error_text(kind: str, attachment: dict[str, Any]) -> str:
     said = attachment.get(field)
     words = _str(said.get(field)) if isinstance(said, dict) else _str(said)
     return f"{hook} hook {did}: {words}" if words else f"{hook} hook {did}"
+
+
+def _microcompaction(content: str, metadata: Any) -> str:
+    """What a micro-compaction did: `Context microcompacted: 5 tool results cleared, 26741 of
+    50745 tokens saved (auto)`."""
+    text = content or "Context microcompacted"
+    if not isinstance(metadata, dict):
+        return text
+    cleared = metadata.get("compactedToolIds")
+    saved, before = metadata.get("tokensSaved"), metadata.get("preTokens")
+    trigger = _str(metadata.get("trigger"))
+    parts = []
+    if isinstance(cleared, list):
+        parts.append(f"{len(cleared)} tool result{'s' if len(cleared) != 1 else ''} cleared")
+    if type(saved) is int and type(before) is int:
+        parts.append(f"{saved} of {before} tokens saved")
+    detail = ", ".join(parts)
+    if trigger:
+        detail = f"{detail} ({trigger})" if detail else trigger
+    return f"{text}: {detail}" if detail else text
 
 
 def _api_error_text(record: dict[str, Any]) -> str:
