@@ -805,6 +805,81 @@ def test_a_response_split_into_steps_with_its_metrics_on_each_counts_once(
     assert parsed.dropped["repeated_metrics"] == 2
 
 
+def harbor_cc_step(
+    number: int, time: str, message: str, sidechain: bool, call: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """A step as Harbor's early Claude Code converter (ATIF v1.2, Claude Code 2.0.46) wrote
+    one: a tool call's step says `Executed <tool> <id>`, and every step says whether it is
+    the sidechain's (a subagent's)."""
+    step: dict[str, Any] = {
+        "step_id": number,
+        "timestamp": time,
+        "source": "agent",
+        "message": message,
+        "extra": {"stop_reason": "end_turn", "cwd": "/workspace", "is_sidechain": sidechain},
+    }
+    if call is not None:
+        step["tool_calls"] = [call]
+        step["message"] = f"Executed {call['function_name']} {call['tool_call_id']}"
+        step["observation"] = {
+            "results": [{"source_call_id": call["tool_call_id"], "content": "done"}]
+        }
+    return step
+
+
+def test_harbor_claude_code_sidechains_are_subagents_and_tool_steps_say_nothing(
+    tmp_path: Path,
+) -> None:
+    """The converter put the subagents' steps (`is_sidechain`) first, without their agent:
+    those whose times fall between a Task call's step and the main line's next step are the
+    subagent its result names (`tool_result_metadata.tool_use_result.agentId`), after the
+    call; the warm-up replies before any call are an agent of their own. A tool step's
+    `Executed …` message is the converter's, counted in `dropped.placeholder_message`."""
+    glob = {"tool_call_id": "toolu_glob", "function_name": "Glob", "arguments": {"pattern": "*"}}
+    task = {
+        "tool_call_id": "toolu_task",
+        "function_name": "Task",
+        "arguments": {"description": "Find the refresh endpoint", "prompt": "Find it."},
+    }
+    read = {"tool_call_id": "toolu_read", "function_name": "Read", "arguments": {"file_path": "a"}}
+    task_step = harbor_cc_step(6, "2025-11-19T22:11:33.610Z", "", False, task)
+    task_step["extra"]["tool_result_metadata"] = {
+        "tool_use_result": {"status": "completed", "agentId": "966714e8"}
+    }
+    steps = [
+        harbor_cc_step(1, "2025-11-19T22:11:24.481Z", "I'm ready to help!", True),
+        harbor_cc_step(2, "2025-11-19T22:11:34.971Z", "I'll find the endpoint.", True),
+        harbor_cc_step(3, "2025-11-19T22:11:35.777Z", "", True, glob),
+        harbor_cc_step(4, "2025-11-19T22:11:57.741Z", "It is in main.py.", True),
+        {"step_id": 5, "timestamp": "2025-11-19T22:11:21.799Z", "source": "user"}
+        | {"message": "Fix the refresh race."},
+        task_step,
+        harbor_cc_step(7, "2025-11-19T22:12:00.712Z", "", False, read),
+    ]
+    path = write(tmp_path / "trajectory.json", trajectory(steps, schema_version="ATIF-v1.2"))
+    parsed = ATIF.parse(path)
+    shown = [
+        (e.kind, e.agent, getattr(e, "agent_id", None) or getattr(e, "text", None))
+        for e in parsed.events
+        if e.kind in ("subagent", "agent_message", "user_message", "tool_call")
+    ]
+    assert shown == [
+        ("subagent", None, "sidechain-1"),
+        ("agent_message", "sidechain-1", "I'm ready to help!"),
+        ("user_message", None, "Fix the refresh race."),
+        ("tool_call", None, None),
+        ("subagent", None, "966714e8"),
+        ("agent_message", "966714e8", "I'll find the endpoint."),
+        ("tool_call", "966714e8", None),
+        ("agent_message", "966714e8", "It is in main.py."),
+        ("tool_call", None, None),
+    ]
+    spawn = of(parsed.events, "subagent")[1]
+    assert (spawn.call_id, spawn.description) == ("toolu_task", "Find the refresh endpoint")
+    assert parsed.dropped["placeholder_message"] == 3
+    assert not any("is_sidechain" in json.dumps(e.record) for e in of(parsed.events, "raw"))
+
+
 def test_equal_metrics_after_terminal_output_are_a_request_of_their_own(
     tmp_path: Path,
 ) -> None:
@@ -1252,7 +1327,7 @@ def test_what_claude_code_recorded_of_a_result_is_not_kept_again_nor_any_bytes(
     kept = of(parsed.events, "raw")
     assert [r.record for r in kept] == [
         {
-            "extra": {"is_sidechain": False},
+            # `is_sidechain` is read: the step is the main line's
             "tool_calls": [{"tool_call_id": "c1", "extra": {"preview": "data:image/png;base64"}}],
         },
         {

@@ -101,6 +101,11 @@ of a call that has its result (`tool_result_metadata`'s `raw_tool_result` and
 `data:` URL, base64, an MCP tool's image or audio `data`, an MCP resource's `blob`) are left
 out and counted in `inline_data`.
 
+Harbor's early Claude Code converter (ATIF v1.2): a tool call's step says `Executed <tool>
+<call id>`, no word of the agent's (counted in `dropped.placeholder_message`); the
+subagents' steps (`extra.is_sidechain`) come first, without their agent, and are read as
+the subagent of the Task or Agent call whose time window holds them (`_sidechains`).
+
 Subagents: a result's `subagent_trajectory_ref` names a trajectory embedded in
 `subagent_trajectories` (by `trajectory_id`) or stored in another file (`trajectory_path`,
 relative to this one); its steps follow the call's result as the subagent's events. A
@@ -454,14 +459,58 @@ class _Reader:
                 reason="trajectory without steps",
             )
             return
+        spawned, unlinked = ({}, {}) if self.own_export else _sidechains(steps)
+        held = {index for indices in spawned.values() for index in indices}
         for index, step in enumerate(steps):
-            self._step(trajectory, step, f"{trajectory.pointer}/steps/{index}")
+            pointer = f"{trajectory.pointer}/steps/{index}"
+            if index in unlinked:
+                agent_id = unlinked[index]
+                if unlinked.get(index - 1) != agent_id:
+                    description = "a sidechain no recorded call started"
+                    self._sidechain_start(trajectory, step, pointer, agent_id, None, description)
+                self._step(
+                    _Trajectory(trajectory.file, trajectory.value, pointer, agent_id), step, pointer
+                )
+            elif index not in held:
+                self._step(trajectory, step, pointer)
+                for (call_id, agent_id), indices in spawned.items():
+                    if _calls(step, call_id):
+                        call = self.calls.get(call_id)
+                        described = call.arguments.get("description") if call else None
+                        self._sidechain_start(
+                            trajectory, step, pointer, agent_id, call_id, text_field(described)
+                        )
+                        sidechain = _Trajectory(
+                            trajectory.file, trajectory.value, pointer, agent_id
+                        )
+                        for side in indices:
+                            side_pointer = f"{trajectory.pointer}/steps/{side}"
+                            self._step(sidechain, steps[side], side_pointer)
         if leftovers:
             # Embedded subagents no result refers to still belong to the session.
             for key, (sub, pointer) in trajectory.embedded.items():
                 if (trajectory.file.name, pointer) not in self.placed:
                     at = self._at(trajectory.file, pointer)
                     self._subagent(trajectory, key, None, _agent_name(sub), at, None)
+
+    def _sidechain_start(
+        self,
+        trajectory: _Trajectory,
+        step: dict[str, Any],
+        pointer: str,
+        agent_id: str,
+        call_id: str | None,
+        description: str | None,
+    ) -> None:
+        self._emit(
+            Subagent,
+            self._at(trajectory.file, pointer),
+            text_field(step.get("timestamp")),
+            trajectory.agent,
+            agent_id=agent_id,
+            call_id=call_id,
+            description=description,
+        )
 
     def _step(self, trajectory: _Trajectory, step: Any, pointer: str) -> None:
         file, agent = trajectory.file, trajectory.agent
@@ -508,6 +557,8 @@ class _Reader:
         if read is not None:
             if isinstance(extra.get("abandoned"), bool):
                 read |= {"abandoned"}
+            if not self.own_export and isinstance(extra.get("is_sidechain"), bool):
+                read |= {"is_sidechain"}  # which agent the step's events are
             self._unread_fields(step, read, results, metrics, usage, at, time, agent)
         if extra.get("abandoned") is True:
             for event in self.parsed.events[before:]:
@@ -876,6 +927,9 @@ class _Reader:
         for part in _parts(reasoning or "", extra.get("reasoning_parts")):
             self._emit(Reasoning, at, time, agent, text=part)
         text = _content_text(step.get("message"))
+        if not self.own_export and _is_placeholder_message(text, step.get("tool_calls")):
+            self.parsed.dropped["placeholder_message"] += 1
+            text = ""
         for part in _parts(text, extra.get("message_parts")):
             part = self._without_encoded_bytes(part)
             self._emit(AgentMessage, at, time, agent, text=part, model=model)
@@ -1593,3 +1647,63 @@ def _call_ids(step: dict[str, Any]) -> list[str]:
         for call in sequence(step.get("tool_calls"))
         if isinstance(call, dict) and (call_id := text_field(call.get("tool_call_id")))
     ]
+
+
+def _is_placeholder_message(text: str, calls: Any) -> bool:
+    """Harbor's early Claude Code converter gave each tool call a step whose message is
+    `Executed <tool> <call id>`: no word of the agent's."""
+    return any(
+        isinstance(call, dict)
+        and text == f"Executed {call.get('function_name')} {call.get('tool_call_id')}"
+        for call in sequence(calls)
+    )
+
+
+def _calls(step: dict[str, Any], call_id: str) -> bool:
+    return call_id in _call_ids(step)
+
+
+def _sidechains(steps: list[Any]) -> tuple[dict[tuple[str, str], list[int]], dict[int, str]]:
+    """Harbor's early Claude Code converter put a session's subagent records (Claude Code's
+    sidechain, `extra.is_sidechain`) among its steps, before the main line's, without saying
+    which subagent each is. A step is the subagent's of the Task or Agent call whose result
+    names the agent (`tool_result_metadata.tool_use_result.agentId`) when its time falls
+    between that call's step and the main line's next step, and no other call's: (call id,
+    agent id) to the indices of its steps. The others (Claude Code's warm-up requests at a
+    session's start, or steps two calls' windows share) are agents of their own, a run of
+    steps each, named by the run's first step: index to agent id."""
+    main: list[tuple[str, int]] = []
+    side: list[tuple[str | None, int]] = []
+    for index, step in enumerate(steps):
+        if not isinstance(step, dict):
+            continue
+        time = text_field(step.get("timestamp"))
+        if mapping(step.get("extra")).get("is_sidechain") is True:
+            side.append((time, index))
+        elif time is not None:
+            main.append((time, index))
+    if not side:
+        return {}, {}
+    windows: list[tuple[str, str | None, tuple[str, str]]] = []
+    for position, (time, index) in enumerate(main):
+        extra = mapping(steps[index].get("extra"))
+        recorded = mapping(mapping(extra.get(_RECORDED_RESULT)).get("tool_use_result"))
+        agent_id = text_field(recorded.get("agentId"))
+        call_ids = _call_ids(steps[index])
+        if agent_id and len(call_ids) == 1:
+            end = main[position + 1][0] if position + 1 < len(main) else None
+            windows.append((time, end, (call_ids[0], agent_id)))
+    spawned: dict[tuple[str, str], list[int]] = {}
+    unlinked: dict[int, str] = {}
+    for time, index in side:
+        owners = [
+            key
+            for start, end, key in windows
+            if time and start <= time and (end is None or time < end)
+        ]
+        if len(owners) == 1:
+            spawned.setdefault(owners[0], []).append(index)
+        else:
+            previous = unlinked.get(index - 1)
+            unlinked[index] = previous or f"sidechain-{mapping(steps[index]).get('step_id', index)}"
+    return spawned, unlinked
