@@ -537,16 +537,17 @@ def demonstration() -> dict[str, Any]:
     a function-calling model's actions, each answered by the tool message naming its call,
     and the patch printed by `submit` as SWE-agent's shell prints it."""
 
-    def action(call: str, name: str, command: str, thought: str) -> dict[str, Any]:
+    def action(
+        call: str, name: str, command: str, thought: str, arguments: dict[str, Any]
+    ) -> dict[str, Any]:
+        function = {"arguments": json.dumps(arguments), "name": name}
         return {
             "role": "assistant",
             "content": thought,
             "thought": thought,
             "action": command,
             "agent": "main",
-            "tool_calls": [
-                {"function": {"arguments": "{}", "name": name}, "id": call, "type": "function"}
-            ],
+            "tool_calls": [{"function": function, "id": call, "type": "function"}],
             "message_type": "action",
         }
 
@@ -575,17 +576,49 @@ def demonstration() -> dict[str, Any]:
                 "agent": "main",
                 "message_type": "observation",
             },
-            action("call_a", "bash", "grep -n b src/app.py", "Find the line."),
+            action(
+                "call_a",
+                "bash",
+                "grep -n b src/app.py",
+                "Find the line.",
+                {"command": "grep -n b src/app.py"},
+            ),
             result("call_a", "11:    b = 2"),
-            action("call_b", "edit", "edit 'b = 2' 'b = 3'", "Change it."),
+            action(
+                "call_b",
+                "edit",
+                "edit 'b = 2' 'b = 3'",
+                "Change it.",
+                {"search": "b = 2", "replace": "b = 3"},
+            ),
             result("call_b", "Text replaced."),
             {"role": "user", "content": "Also keep c.", "agent": "main"},
             {"role": "assistant", "content": "Sure.", "agent": "main", "message_type": "thought"},
-            action("call_c", "submit", "submit", "Submit."),
+            action("call_c", "submit", "submit", "Submit.", {}),
             result("call_c", "\r\n" + printed),
             {"role": "critic", "content": "?", "agent": "main"},
         ]
     }
+
+
+def test_a_call_id_the_history_repeats_is_made_unique(tmp_path: Path) -> None:
+    """SWE-agent's own function-calling demonstrations give several calls one id
+    (`call_5iDd…` four times in `replay__marshmallow…function_calling`): each call keeps
+    its own, the later ones with `-2`, `-3`, and the observation after each answers it."""
+    document = demonstration()
+    history = document["history"]
+    for item in history:
+        for call in item.get("tool_calls", []):
+            call["id"] = "call_same"
+        if item.get("tool_call_ids"):
+            item["tool_call_ids"] = ["call_same"]
+    path = write(tmp_path, document, "function_calling.traj")
+    events = SWE.parse(path).events
+    calls, results = of(events, ToolCall), of(events, ToolResult)
+    ids = ["call_same", "call_same-2", "call_same-3"]
+    assert [c.call_id for c in calls] == ids
+    assert [r.call_id for r in results] == ids
+    assert results[1].output.startswith("Text replaced.")
 
 
 def test_swe_agent_demonstration_holding_only_its_history(tmp_path: Path) -> None:
@@ -616,10 +649,12 @@ def test_swe_agent_demonstration_holding_only_its_history(tmp_path: Path) -> Non
     assert of(events, RawEvent)[0].reason == "system prompt"
     assert [m.text for m in of(events, UserMessage)] == ["Fix the bug in app.py", "Also keep c."]
     calls, results = of(events, ToolCall), of(events, ToolResult)
-    assert [(c.call_id, c.name, c.input["command"]) for c in calls] == [
-        ("call_a", "grep", "grep -n b src/app.py"),
-        ("call_b", "edit", "edit 'b = 2' 'b = 3'"),
-        ("call_c", "submit", "submit"),
+    # The calls the model made, not the command lines SWE-agent rendered of them; a call
+    # without arguments (`submit`) is its command line.
+    assert [(c.call_id, c.name, c.input) for c in calls] == [
+        ("call_a", "bash", {"command": "grep -n b src/app.py"}),
+        ("call_b", "edit", {"search": "b = 2", "replace": "b = 3"}),
+        ("call_c", "submit", {"command": "submit"}),
     ]
     assert [r.call_id for r in results] == ["call_a", "call_b", "call_c"]
     assert results[0].output.startswith("11:    b = 2\n(Open file:")

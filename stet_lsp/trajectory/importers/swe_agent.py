@@ -17,7 +17,11 @@ SWE-agent (`<instance_id>.traj`, written with `json.dumps(indent=2)`):
   event; demonstrations (canned example sessions shown to the model) are skipped and counted
   in `dropped["demonstration"]`; the user messages before the first action (the issue) are
   user messages. The rest of the history repeats the trajectory and is read only for call ids
-  and thinking.
+  and thinking. A function-calling model's command is the call it made: the function's name
+  and its arguments (`bash` `{"command": "ls -F"}`, `str_replace_editor` `{"command": "view",
+  "path": …}`; without any, the command line), not the command line SWE-agent rendered of
+  it; an id the file gave an earlier call already (SWE-agent's own demonstrations repeat
+  them) is made unique with `-2`, `-3`, ….
 * `info`: `exit_status` (the session's end reason), `submission` (the final patch: a git
   diff, imported as one anchored file change per file; a submission that is no patch, such
   as a capture-the-flag run's flag, a raw event), `model_stats` (`instance_cost`,
@@ -456,6 +460,8 @@ class _SweAgentRun:
         self.model_stats = _model_stats(self.info.get("model_stats"))
         self.replay = _replay_config(data.get("replay_config"))
         self.model = _text_at(self.replay, "agent", "model", "name")
+        self.call_ids: Counter[str] = Counter()
+        self.named_ids: dict[str, str] = {}  # a call's id -> the id the history names it by
 
     def ref(self, pointer: str) -> SourceRef:
         if self.base:
@@ -550,7 +556,8 @@ class _SweAgentRun:
                 if call is not None:
                     pending[call[0]] = call[1]
             elif pending and _is_history_observation(item):
-                ids = [i for i in sequence(item.get("tool_call_ids")) if i in pending]
+                named = sequence(item.get("tool_call_ids"))
+                ids = [i for i in pending if self.named_ids.get(i, i) in named]
                 call_id = ids[0] if ids else next(reversed(pending))
                 name = pending.pop(call_id)
                 self._history_result(pointer, item, call_id, name)
@@ -717,15 +724,21 @@ class _SweAgentRun:
             )
         if not action.strip():
             return None
-        call_id = _history_call_id(item) or default_id
+        named = _history_call_id(item) or default_id
+        call_id = named
+        if self.call_ids[named]:  # SWE-agent's demonstrations repeat ids
+            call_id = f"{named}-{self.call_ids[named] + 1}"
+            self.named_ids[call_id] = named
+        self.call_ids[named] += 1
+        name, arguments = _history_function(item)
         self.events.append(
             new_event(
                 ToolCall,
                 session=self.run_id,
                 source=source,
                 call_id=call_id,
-                name=_first_word(action) or "bash",
-                input={"command": action},
+                name=name or _first_word(action) or "bash",
+                input={"command": action} if arguments is None else arguments,
             )
         )
         return call_id
@@ -808,6 +821,25 @@ def _history_call_id(item: Record | None) -> str | None:
     if isinstance(calls, list) and calls and isinstance(calls[0], dict):
         return text_field(calls[0].get("id"))
     return None
+
+
+def _history_function(item: Record | None) -> tuple[str | None, Record | None]:
+    """The function a function-calling model called (1.x's `tool_calls`): its name and its
+    arguments when they are an object that is not empty (given as one, or as its JSON text;
+    `submit` takes none, and the command line stands for the call)."""
+    calls = mapping(item).get("tool_calls")
+    if not isinstance(calls, list) or not calls or not isinstance(calls[0], dict):
+        return None, None
+    function = mapping(calls[0].get("function"))
+    arguments = function.get("arguments")
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            arguments = None
+    return text_field(function.get("name")), arguments if isinstance(
+        arguments, dict
+    ) and arguments else None
 
 
 def _printed_patch(output: str) -> str | None:
