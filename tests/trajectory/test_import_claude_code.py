@@ -1723,6 +1723,52 @@ def test_older_agent_files_beside_the_session_file(tmp_path: Path) -> None:
     assert [u.agent for u in of(parsed.events, UserMessage)] == ["c8d9b115"]
 
 
+def test_a_background_agent_without_records_still_starts(tmp_path: Path) -> None:
+    """2.1.x launches a Task with `run_in_background` and returns at once (`isAsync`,
+    `status: async_launched`); when the session keeps no file and no progress of that agent,
+    its start still follows the call's result (as in a real 2.1.37 session where three of
+    six Task calls did so), with no events of its own."""
+    task = {"description": "Refactor the parser", "prompt": "Do it", "run_in_background": True}
+    launched = {
+        "isAsync": True,
+        "status": "async_launched",
+        "agentId": "af9e8ed",
+        "description": "Refactor the parser",
+    }
+    session = write(
+        tmp_path / f"{SID}.jsonl",
+        [
+            assistant("a1", None, "m1", [tool_use("t1", "Task", task)], "2026-02-01T10:00:00Z"),
+            user(
+                "r1",
+                "a1",
+                [result("t1", "Async agent launched successfully.\nagentId: af9e8ed")],
+                "2026-02-01T10:00:01Z",
+                toolUseResult=launched,
+            ),
+            assistant(
+                "a2", "r1", "m2", [{"type": "text", "text": "Started."}], "2026-02-01T10:00:02Z"
+            ),
+        ],
+    )
+    events = IMPORTER.parse(session).events
+    assert [e.kind for e in events if e.kind != "usage"][1:-1] == [
+        "tool_call",
+        "tool_result",
+        "subagent",
+        "agent_message",
+    ]
+    (subagent,) = of(events, Subagent)
+    assert (subagent.agent_id, subagent.call_id, subagent.description, subagent.agent) == (
+        "af9e8ed",
+        "t1",
+        "Refactor the parser",
+        None,
+    )
+    assert subagent.source.line == 2
+    assert not [e for e in events if e.agent == "af9e8ed"]
+
+
 def test_agent_files_of_the_session_that_no_call_names(tmp_path: Path) -> None:
     """Claude Code 2.0 warms its Explore and Plan agents' cache when a session starts: a
     request of their own, answered in an `agent-<id>.jsonl` beside the session file that no

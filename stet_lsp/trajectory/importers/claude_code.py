@@ -1214,7 +1214,8 @@ class _FileReader:
 def _place_subagents(main: _Transcript, subagents: list[_Transcript]) -> list[EventBase]:
     """The session's events with each subagent file's events after the call that started it
     (found by the agent id in the call's result, its workflow run, or the prompt it was
-    given); a subagent no call started stands where it ran, by the time it started."""
+    given); a subagent no call started stands where it ran, by the time it started; one a
+    call's result names whose records no file holds starts after that result."""
     transcripts = [main, *subagents]
     agent_calls: dict[str, str] = {}
     run_calls: dict[str, str] = {}
@@ -1238,7 +1239,16 @@ def _place_subagents(main: _Transcript, subagents: list[_Transcript]) -> list[Ev
         if call_id is not None and call_id in known_calls:
             claimed.add(call_id)
             children.setdefault(call_id, []).append(subagent)
-    placer = _Placer(children, spawns)
+    # A subagent a call's result names whose records no file holds (a background agent
+    # launched without a transcript, a subagent file left behind): its start, no events.
+    running = {subagent.agent for subagent in subagents}
+    running |= {e.agent_id for t in transcripts for e in t.events if isinstance(e, Subagent)}
+    unrecorded = {
+        call_id: agent_id
+        for agent_id, call_id in agent_calls.items()
+        if agent_id not in running and call_id in known_calls and call_id not in claimed
+    }
+    placer = _Placer(children, spawns, unrecorded)
     placer.place(main)
     unstarted: list[tuple[int, int, str | None]] = []
     for subagent in subagents:
@@ -1345,9 +1355,15 @@ class _Tree:
 class _Placer:
     """Lays out transcripts, each subagent right after the call that started it."""
 
-    def __init__(self, children: dict[str, list[_Transcript]], spawns: dict[str, _Spawn]) -> None:
+    def __init__(
+        self,
+        children: dict[str, list[_Transcript]],
+        spawns: dict[str, _Spawn],
+        unrecorded: dict[str, str],
+    ) -> None:
         self.children = children
         self.spawns = spawns
+        self.unrecorded = unrecorded  # call id -> the agent it started, of no records
         self.placed: set[int] = set()
         self.out: list[EventBase] = []
 
@@ -1359,6 +1375,20 @@ class _Placer:
             if abandoned:
                 event.abandoned = True
             self.out.append(event)
+            if isinstance(event, ToolResult) and event.call_id in self.unrecorded:
+                spawn = self.spawns.get(event.call_id)
+                start = Subagent(
+                    step=0,
+                    session="",
+                    agent=event.agent,
+                    time=event.time,
+                    source=event.source,
+                    agent_id=self.unrecorded.pop(event.call_id),
+                    call_id=event.call_id,
+                    description=spawn.description if spawn else None,
+                    abandoned=event.abandoned,
+                )
+                self.out.append(start)
             if not isinstance(event, ToolCall):
                 continue
             for child in self.children.pop(event.call_id, []):
