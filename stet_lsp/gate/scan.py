@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 
 from stet_lsp.core.lines import LineIndex
-from stet_lsp.gate import argv, dslayer, encoded
+from stet_lsp.gate import argv, dslayer, encoded, heuristics
 from stet_lsp.gate.ansi import ansi_views
 from stet_lsp.gate.cache import DEFAULT_CACHE, ResultCache, chunk_key
 from stet_lsp.gate.config import GateConfig
@@ -445,6 +445,17 @@ def _escaped_lines(
     return spans, ranges
 
 
+# A name code writes in lower camel case, of three words or more (`oauth2AuthorizationCode`,
+# `_fieldTypeEventPropMap`), not ending in digits as a password a person wrote may.
+_FIELD_NAME = re.compile(r"[_$]?[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*){2,12}(?<![0-9])")
+
+
+def _names_a_field(value: str) -> bool:
+    """Whether the string after a credential's word in a list is another name of the list
+    (an OpenAPI `enum` or `required`, a source map's `names`), not its value."""
+    return _FIELD_NAME.fullmatch(value) is not None and heuristics.reads_as_written(value)
+
+
 def _neighbour_spans(
     text: str, literals: LiteralIndex, hits: list[int], config: GateConfig, filename: str
 ) -> list[Span]:
@@ -479,6 +490,8 @@ def _neighbour_spans(
         decoded_value = value.decoded
         if decoded_name is None or decoded_value is None:
             continue
+        if '"value"' not in gap.group() and _names_a_field(decoded_value[0]):
+            continue  # a list of names (`"enum": ["apiKey", "oauth2AuthorizationCode"]`)
         key = decoded_name[0]
         if not key or any(char not in _NAME_CHARS for char in key):
             continue

@@ -281,6 +281,34 @@ def test_an_objects_next_key_is_no_neighbours_value() -> None:
     assert secret not in redact_text(raw, path="e.json", cache=ResultCache()).text
 
 
+@pytest.mark.parametrize("printed", [0, 1, 2])
+def test_a_list_of_names_is_no_name_and_its_value(printed: int) -> None:
+    """A name of three words or more in lower camel case after a credential's word in a list
+    is the list's next name (an OpenAPI `enum` of security schemes' flows, a source map's
+    `names`), as a JSON file holds it and as a tool prints it (`printed` times quoted); a
+    value there is still one, and so is a name-value object's value."""
+    secret = value()
+    document = {
+        "enum": ["apiKey", "oauth2AuthorizationCode", "http"],
+        "flows": ["token", "oauth2ClientCredentialsFlowV2Beta"],
+        "names": ["strWithCredentials", "_fieldTypeEventPropMap", "x"],
+        "headers": ["X-Api-Key", secret],
+        "env": [{"name": "API_TOKEN", "value": "rotateEveryMonthPlease"}],
+    }
+    raw = json.dumps(document, indent=2)
+    for _ in range(printed):
+        raw = json.dumps({"type": "tool_result", "content": raw})
+    redacted = redact_text(raw + "\n", path="s.jsonl", cache=ResultCache()).text
+    for _ in range(printed):
+        redacted = json.loads(redacted)["content"]
+    shown = json.loads(redacted)
+    assert [shown[key] for key in ("enum", "flows", "names")] == [
+        document[key] for key in ("enum", "flows", "names")
+    ]
+    assert secret not in redacted
+    assert "rotateEveryMonthPlease" not in redacted
+
+
 @pytest.mark.parametrize("twice", [False, True])
 @pytest.mark.parametrize("indent", [None, 2])
 def test_json_a_tool_printed_reads_its_pairs_and_argument_lists(
