@@ -28,6 +28,7 @@ from typing import Any
 from stet_lsp.gate import heuristics, syntax
 from stet_lsp.gate.allowlist import Allowlist
 from stet_lsp.gate.engine import is_metadata_key
+from stet_lsp.gate.keynames import name_parts, names_other_words
 from stet_lsp.gate.rules import SINGLE_QUOTED_ON, URL_USERINFO
 from stet_lsp.gate.spans import Span
 
@@ -96,7 +97,8 @@ _HELD_AFTER = 160
 _VALUE_STOP = frozenset(" \t\r\n\"'`,;<>()[]{}\\:@/?&=\x1b")
 _TOKEN_RUN = re.compile("[^" + re.escape("".join(sorted(_VALUE_STOP))) + "]*+")
 # The name before a value, read backwards (`name = "` reversed): what follows `value` in
-# `([A-Za-z0-9_.-]{1,80})["']?]?[ \t]{0,4}(?::=|=>|=|:)[ \t]{0,4}["'`]?$`, reversed.
+# `([A-Za-z0-9_.-]{1,80})["']?]?[ \t]{0,4}(?::=|=>|===?|!==?|=|:)[ \t]{0,4}["'`]?$`,
+# reversed; `compared`: the value is compared with the name (`==`, `===`, `!=`, `!==`).
 _KEY_BEFORE_REVERSED = re.compile(
     r"\n?[\"'`]?[ \t]{0,4}(?:=:|>=|(?P<compared>={2,3}!?|=!)|=|:)[ \t]{0,4}\]?[\"']?"
     r"(?P<key>[A-Za-z0-9_.\-]{1,80})"
@@ -336,8 +338,8 @@ def scan_windows(
             analysed[window] = values
             again -= read_again
         for value, secret_type in values:
-            whole = secret_type == _KEYWORD_TYPE
-            for place in _locate(text, window, begin, end, value, runs, whole):
+            keyword = secret_type == _KEYWORD_TYPE
+            for place in _locate(text, window, begin, end, value, runs, keyword):
                 if place in found or covering.covers(*place):
                     continue
                 if secret_type == _TWILIO_TYPE and _TWILIO_ACCOUNT_SID.fullmatch(text, *place):
@@ -420,22 +422,26 @@ def _is_secret_value(value: str, allowlist: Allowlist | None) -> bool:
 
 
 def _after_metadata_key(text: str, start: int, end: int) -> bool:
-    """Whether the value at `start:end` is assigned to a name about a credential
-    (`token_type`), to a URL's user (`smtp://apikey:…@host`), to a CloudFormation resource
-    type (`"AWS::ApiGateway::ApiKey": "<digest>"`), or to a name it writes another way
-    (`PASSWORD_TOO_LONG = "passwordTooLong"`);
-    or is a CSS attribute selector (`password: "[type=password]"`) or a module's path
-    (`require("./password-store")`)."""
+    """Whether the value at `start:end` is assigned to, or compared with, a name whose value
+    is no secret (`token_type`, `apiKeyLocation !== "header"`), or, written in words, with one
+    of no credential (`passthroughApis`); is a type `typeof` answers,
+    compared with a name (`typeof password === 'function'`); is assigned to a URL's user
+    (`smtp://apikey:…@host`), to a CloudFormation resource type
+    (`"AWS::ApiGateway::ApiKey": "<digest>"`), or to a name it writes another way
+    (`PASSWORD_TOO_LONG = "passwordTooLong"`); or is a CSS attribute selector
+    (`password: "[type=password]"`) or a module's path (`require("./password-store")`)."""
     found = _key_before(text, start)
     if found is None:
         return False
     key, key_start, compared = found
+    value = text[start:end]
     return (
         is_metadata_key(key)
-        or (compared and text[start:end] in _TYPE_NAMES)
+        or (names_other_words(name_parts(key)) and heuristics.reads_as_words(value))
+        or (compared and value in _TYPE_NAMES)
         or _is_url_user(text, key_start)
         or syntax.names_a_resource_type(text, key_start)
-        or syntax.names_itself(key, text[start:end])
+        or syntax.names_itself(key, value)
         or syntax.is_attribute_selector(text, start, end)
         or syntax.names_a_module(text, start, end)
     )
@@ -490,15 +496,24 @@ def _windows(text: str, offsets: list[int]) -> list[tuple[int, int]]:
     return windows
 
 
+_WORD = re.compile(r"\w+")
+
+
+def _inside_a_word(text: str, start: int, end: int) -> bool:
+    return (start > 0 and _WORD.match(text, start - 1) is not None) or (
+        end < len(text) and _WORD.match(text, end) is not None
+    )
+
+
 def _locate(
-    text: str, window: str, begin: int, end: int, value: str, runs: _Runs, whole: bool
+    text: str, window: str, begin: int, end: int, value: str, runs: _Runs, keyword: bool
 ) -> Iterator[tuple[int, int]]:
     """Every place of a reported value in its window, widened to the whole token. A value the
-    plugin read `whole` (an assignment's) is not a name's part where it stands in a longer
+    keyword plugin read (an assignment's, whole) is not a name's part where it stands in a longer
     word (`apiKeyPolicy` of `apiKeyPolicyName = "apiKeyPolicy"`)."""
     lower = max(0, begin - 1024)
     upper = min(len(text), end + 1024)
-    word = whole and _WORD.fullmatch(value) is not None
+    word = keyword and _WORD.fullmatch(value) is not None
     at = window.find(value)
     while at >= 0:
         if word and _inside_a_word(text, begin + at, begin + at + len(value)):
@@ -508,15 +523,6 @@ def _locate(
         stop = _to_closing_quote(text, start, stop, upper)
         yield start, _past_reopened_quotes(text, start, stop, upper)
         at = window.find(value, at + len(value))
-
-
-_WORD = re.compile(r"\w+")
-
-
-def _inside_a_word(text: str, start: int, end: int) -> bool:
-    return (start > 0 and _WORD.match(text, start - 1) is not None) or (
-        end < len(text) and _WORD.match(text, end) is not None
-    )
 
 
 _SINGLE_QUOTED_ON = re.compile(SINGLE_QUOTED_ON)

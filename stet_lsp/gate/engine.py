@@ -12,10 +12,9 @@ from operator import itemgetter
 from stet_lsp.gate import heuristics, syntax
 from stet_lsp.gate.allowlist import Allowlist
 from stet_lsp.gate.keynames import (
-    CAMEL_BOUNDARY,
-    KEY_PARTS,
     TEST_RESULTS,
     holds_a_credential_uuid,
+    name_parts,
     names_other_words,
 )
 from stet_lsp.gate.patterns import LazyPattern
@@ -355,12 +354,10 @@ def _brace_end(text: str, start: int, end: int) -> int:
 
 
 def is_metadata_key(key: str) -> bool:
-    """`token_type`, `max_tokens`, `apiKeyId`: names about a credential, not holding one;
-    `passthrough_apis`, `reportTokenizationTime`: names of no credential at all."""
-    parts = KEY_PARTS.split(CAMEL_BOUNDARY.sub(r"\1_\2", key).lower().strip("_.-"))
+    """`token_type`, `max_tokens`, `apiKeyId`: names about a credential, not holding one."""
+    parts = name_parts(key)
     return bool(parts) and (
         parts[-1] in METADATA_KEY_SUFFIXES
-        or names_other_words(parts)
         or not _PUBLIC.isdisjoint(parts)
         or any(tuple(parts[-len(ending) :]) == ending for ending in _PUBLIC_ENDINGS)
     )
@@ -1071,6 +1068,12 @@ class RuleScanner:
             return False
         if key is not None and is_metadata_key(key):
             return False
+        if (
+            key is not None
+            and names_other_words(name_parts(key))
+            and heuristics.reads_as_words(value)
+        ):
+            return False  # `_reportTokenizationTime: (timeMs:`; not `passthru_db=Xk9m…`
         if heuristics.ends_a_sentence(key, value):
             value = value[:-1]  # judged as what it is before the sentence's `.`
         if key is not None and _is_openpgp_id(key, value):

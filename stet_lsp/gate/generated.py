@@ -96,16 +96,22 @@ def looks_generated_segment(segment: str) -> bool:
     return reads_generated(segment, HUMPS_READ)
 
 
+def _letters_alone(value: str) -> int:
+    """The lowercase letters alone between capitals or digits, but for short words between
+    two words of a name."""
+    return sum(
+        value[match.start() - 1 : match.end()] not in _TWO_LETTER_WORDS
+        or _BETWEEN_WORDS.match(value, match.start() - 1) is None
+        for match in _SINGLE_LOWER.finditer(value)
+    )
+
+
 def reads_generated(value: str, least: int, *, random_case: bool = True) -> bool:
     """`looks_generated` from `least` characters on; with `random_case`, letters of both
     cases also count when their capitals fall at random though their pairs read as English."""
     if len(value) < least or not value.isascii() or not value.isalnum():
         return False
-    singles = sum(
-        value[match.start() - 1 : match.end()] not in _TWO_LETTER_WORDS
-        or _BETWEEN_WORDS.match(value, match.start() - 1) is None
-        for match in _SINGLE_LOWER.finditer(value)
-    )
+    singles = _letters_alone(value)
     if singles >= 2 or singles + len(_INNER_DIGITS.findall(value)) >= 3:
         return True
     if len(value) >= _ONE_CASE_READ and _one_case_generated(value):

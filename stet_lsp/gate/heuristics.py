@@ -56,8 +56,8 @@ _PLACEHOLDER_WORDS = (
 _WORD_PART = re.compile(r"(?:[a-z]+|[A-Z]+|[A-Z][a-z]+)(?:[A-Z][a-z]+)*[0-9]*|[0-9]+")
 _PART_SEPARATORS = re.compile(r"[^A-Za-z0-9]+")
 # Templates and references that stand for a value: `${VAR}`, `$(command)`, `{{ x }}`,
-# `{% x %}`, `%(name)s`, `%s`, `%0`, `%{name}`, words in brackets (`<your-token>`,
-# `[password]`), `{password}`, `{0}` and `{}` (a format string).
+# `{% x %}`, `%(name)s`, `%s`, `%{name}`, words in brackets (`<your-token>`, `[password]`),
+# `{password}` (a format string).
 _TEMPLATE = re.compile(
     r"\$\{[^{}]{0,200}\}"
     # A command: its name, then blanks and arguments or the end (not `$(_*-tc2…` or
@@ -66,12 +66,19 @@ _TEMPLATE = re.compile(
     r"|\{\{.{0,200}?\}\}"
     r"|\{%.{0,200}?%\}"
     r"|%\([A-Za-z_][\w.\-]{0,80}\)[sdrif]|(?<![A-Za-z0-9%])%[sd](?![A-Za-z0-9])"
-    r"|(?<![^\s(])%[0-9](?![^\s.,:;)])"
     r"|%\{[A-Za-z_][\w.\-]{0,80}\}"
     r"|[<\[(](?:[A-Za-z][a-z0-9]{1,40}|[A-Z0-9]{2,40})"
     r"(?:[ _.\-]{1,3}(?:[A-Za-z][a-z0-9]{0,40}|[A-Z0-9]{1,40})){0,12}[>\])]"
-    r"|\{(?:[A-Za-z_][\w.]{0,80}|[0-9]{1,2})?(?:![rsa])?(?::[^{}]{0,20})?\}"
+    r"|\{[A-Za-z_][\w.]{0,80}(?:![rsa])?(?::[^{}]{0,20})?\}"
 )
+# A format string's positional fields (`{0}`, `{}`, `%0` alone), not between two letters or
+# digits (`Summer{0}2024`), and only in a value without a password's signs
+# (`Horse3!{6}Pepper2024!`, `Shadow2016@ %4 summer6!` are passwords).
+_POSITIONAL_FIELD = re.compile(
+    r"(?<![^\s(])%[0-9](?![^\s.,:;)])"
+    r"|(?<![A-Za-z0-9])\{[0-9]{0,2}(?::[^{}]{0,20})?\}|\{[0-9]{0,2}(?::[^{}]{0,20})?\}(?![A-Za-z0-9])"
+)
+PASSWORD_SIGNS = frozenset("!@#$^&*~")
 _TEMPLATE_MARKS = frozenset("${<%[(")
 # A template that opens a value and is cut at its first blank (`{{ .Values.pw | quote }}`,
 # `{{- .Values.pw`, `{%raw`): the marks, then at most a name.
@@ -233,8 +240,13 @@ def is_placeholder(value: str, *, whole: bool = False, word_of_few_letters: bool
     ):
         return True
     if not _TEMPLATE_MARKS.isdisjoint(value) or (whole and "{" in value):
-        rest = _without_templates(value, " " if whole else "")
-        if rest != value and not _stray_percent(value) and _is_words(rest, letters_alone=False):
+        positional = PASSWORD_SIGNS.isdisjoint(value)
+        rest = _without_templates(value, " " if whole else "", positional)
+        if (
+            rest != value
+            and not _stray_percent(value, positional)
+            and _is_words(rest, letters_alone=False)
+        ):
             return True
     if any(mark in lowered for mark in _MASK_MARKS) and masked_share(lowered, _MASK_RUN) >= 0.5:
         return True
@@ -251,15 +263,16 @@ def is_placeholder(value: str, *, whole: bool = False, word_of_few_letters: bool
 _PERCENT_FORMS = re.compile(r"%%|%[A-Za-z_][A-Za-z0-9_]{0,80}%|%[0-9A-Fa-f]{2}")
 
 
-def _stray_percent(value: str) -> bool:
+def _stray_percent(value: str, positional: bool = False) -> bool:
     """Whether a `%` is left once those forms and the templates are taken out: no format
     string's or reference's (`%d%MEvboWx@Kih%XCR` is random, `%d` and all)."""
-    return "%" in _without_templates(_PERCENT_FORMS.sub("", value))
+    return "%" in _without_templates(_PERCENT_FORMS.sub("", value), positional=positional)
 
 
-def _without_templates(value: str, blank: str = "") -> str:
-    """`value` without its templates. With a `blank` for each, a template holding a generated
-    run stays (`or{fYumGPBVml9q}wKuj` is a password, `{fYumGPBVml9q}` no format's field)."""
+def _without_templates(value: str, blank: str = "", positional: bool = False) -> str:
+    """`value` without its templates (and its `positional` fields). With a `blank` for each, a
+    template holding a generated run stays (`or{fYumGPBVml9q}wKuj` is a password,
+    `{fYumGPBVml9q}` no format's field)."""
 
     def taken(match: re.Match[str]) -> str:
         return blank if not blank or reads_as_written(match.group()) else match.group()
@@ -270,7 +283,7 @@ def _without_templates(value: str, blank: str = "") -> str:
         if reduced == rest:
             break
         rest = reduced
-    return rest
+    return _POSITIONAL_FIELD.sub(blank, rest) if positional else rest
 
 
 def masked_share(value: str, runs: re.Pattern[str]) -> float:
@@ -601,10 +614,16 @@ def starts_with_reference(value: str) -> bool:
     return name is None or not looks_generated(name)
 
 
+# A value cut at a blank inside code's brackets: a spread (`[...state.options`), a lambda's
+# parameter or a tuple's element (`(timeMs:`, `(bool,`), a module's attribute
+# (`(__spec__.parent`).
+_EXPRESSION_OPENING = re.compile(
+    r"[(\[]{1,3}(?:\.\.\.(?P<spread>[A-Za-z_$][\w$]{0,80}(?:\.[A-Za-z_$][\w$]{0,80}){0,8})"
+    r"(?<![0-9])[,)\]]?"
+    r"|(?P<parameter>[A-Za-z_$][\w$]{0,80})[:,]"
+    r"|(?P<dunder>__[a-z]{1,20}__(?:\.[A-Za-z_]\w{0,80}){0,8}),?)"
+)
 # A call of an attribute or module function: `os.getenv(`, `base64.b64encode(`.
-# A tuple's or a list's first element, a lambda's parameters, a spread: where a value cut
-# at a blank starts inside code's brackets.
-_EXPRESSION_OPENING = re.compile(r"[(\[]{1,3}(?:\.\.\.)?(?=[A-Za-z_$])")
 _METHOD_CALL = re.compile(r"[A-Za-z_]\w{0,80}(?:\.[A-Za-z_]\w{0,80}){1,8}\(")
 _ATTRIBUTE = re.compile(r"[A-Za-z_$][\w$]{0,80}(?:\.[A-Za-z_$][\w$]{0,80}){1,8}(?:\(\)?)?")
 
@@ -635,17 +654,14 @@ def looks_like_reference(value: str) -> bool:
     password stands as often as a name, or a value found as one, which is looked for again),
     nor such a run or a word and digits with one sign after it (`Xk9mQ2vLp8rT4$`,
     `Summer2024$`, `Tiger1999.`), nor a bootstrap token whose secret reads as generated
-    (`kok16z.v0mwufxbv932byv7`). An expression's opening before one counts
+    (`kok16z.v0mwufxbv932byv7`). Code's expression cut inside its brackets counts
     (`(__spec__.parent`, `(timeMs:`, `[...state.options`) when its name reads as written, and
-    not as a password a person wrote (`(Hunter2024`)."""
-    opening = _EXPRESSION_OPENING.match(value)
+    not as a password a person wrote (`(Hunter2024:`); dotted words in brackets do not
+    (`(Pepper.rocket2214`)."""
+    opening = _EXPRESSION_OPENING.fullmatch(value)
     if opening is not None:
-        rest = value[opening.end() :]
-        return (
-            reads_as_written(rest)
-            and not is_written_password("password", rest.rstrip(",:;)]}"))
-            and looks_like_reference(rest)
-        )
+        name = next(group for group in opening.groups() if group is not None)
+        return reads_as_written(name) and not is_written_password("password", name)
     core = value.rstrip(")]},;")
     if _WORD_DIGITS_SIGN.fullmatch(core):
         return False
@@ -1148,6 +1164,20 @@ def written_names(value: str) -> bool:
     return reads_as_written(value) and all(
         part.isdigit() or _CODE_PART.fullmatch(part) for part in parts
     )
+
+
+def reads_as_words(value: str) -> bool:
+    """Written, not drawn, without a password's signs, and no word and digits a person
+    chose (`Omit<ITerminalApi`, `textDocument/semanticTokens/full`; not `spring35!`,
+    `Autumn2008?`, `phoenix2026`)."""
+    return (
+        _SIGNS_OF_A_PASSWORD.isdisjoint(value)
+        and reads_as_written(value)
+        and not is_written_password("password", value)
+    )
+
+
+_SIGNS_OF_A_PASSWORD = PASSWORD_SIGNS | frozenset("?%=+")
 
 
 def reads_as_written(value: str) -> bool:

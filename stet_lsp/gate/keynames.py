@@ -128,15 +128,16 @@ _NOT_A_PASSWORD = frozenset(
         "day",
     )
 )
-# Words that hold a credential's letters and name something else: a tokenizer and what it
-# makes, a pass of data or of a test, a secretary.
+# Words that hold a credential's letters and name something else in code: a tokenizer and
+# the tokens it makes, data passed through, a passive force, a passage, a secretary. Not
+# `bypass` (`MAINTENANCE_BYPASS`, `OTP_BYPASS` hold a code that is a secret).
 _OTHER_WORDS = re.compile(
-    r"(?:de)?tokeni[sz](?:e|ed|er|ers|es|ing|ation|ations)?|tokens"
-    r"|passthr(?:ough|u)|pass(?:ed|es|ing|age|ages|enger|engers|ive|over)"
-    r"|(?:by|com|encom|sur|over|under)pass(?:es|ed|ing)?|secretar(?:y|ies|iat)"
+    r"(?:de)?tokeni[sz](?:e|ed|er|ers|es|ing|ation|ations)?|tokens|passthr(?:ough|u)|passed"
+    r"|passive|passages?|passengers?|compass(?:es)?|secretar(?:y|ies|iat)"
 )
 _CREDENTIAL_LETTERS = re.compile(
     r"secret|token|pass|pwd|pw|key|auth|cred|sign|header|cookie|session|bearer|jwt|private|cert"
+    r"|pin|otp|code|access|login|hmac|salt"
 )
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 # An upper-case run before a capitalised word (`XApiKey`, `OAuthToken`).
@@ -178,6 +179,11 @@ def holds_a_credential_uuid(key: str) -> bool:
     if last == "key":
         return before in _CREDENTIAL_KEYS
     return last in _UUID_ENV_ENDINGS and before not in _NOT_A_CREDENTIAL
+
+
+def name_parts(key: str) -> list[str]:
+    """A name's words in lower case (`dbPassword`, `DB_PASSWORD`: `db`, `password`)."""
+    return KEY_PARTS.split(CAMEL_BOUNDARY.sub(r"\1_\2", key).lower().strip("_.-"))
 
 
 def names_other_words(parts: list[str]) -> bool:

@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.114"
+RULESET_VERSION = "2026.115"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -270,20 +270,20 @@ def _assigned_password(value: str, strict: bool) -> bool:
     if heuristics.looks_like_reference(core) or heuristics.looks_like_reference(head):
         return False
     operand = _OPERAND.match(core)
-    if operand is not None:
-        name = operand.group("name")
-        if heuristics.looks_like_reference(name) and not heuristics.is_written_password(
-            "password", name
-        ):
-            return False  # an expression: `password = password + b'\x00' * pad`
+    if operand is not None and heuristics.looks_like_reference(operand.group("name")):
+        return False  # an expression: `password = password + b'\x00' * pad`
     if syntax.is_tag_opening(core):
         return False  # highlighted code in HTML: `password = <span class="hljs-string">`
     return _generic_check(core, strict)
 
 
 _ARGUMENT_END = re.compile(r"[,)]")
-# A name as code writes one, then an operator between blanks.
-_OPERAND = re.compile(r"(?P<name>[a-z_][\w.]{0,80})[ \t]+[-+*/%|&]{1,2}[ \t]")
+# The password's own name or an attribute, then an operator between blanks: code's
+# expression (`password + b'\x00'`, `self.password * 2`); `thunder + eagle45@` and
+# `castle_falcon ++ eagle1997` are passphrases.
+_OPERAND = re.compile(
+    r"(?P<name>pass(?:word|wd)?|pwd|[a-z_]\w{0,40}(?:\.[A-Za-z_]\w{0,40}){1,4})[ \t]+[-+*/%|&][ \t]"
+)
 
 
 def _unpunctuated(word: str) -> str:
@@ -1306,14 +1306,14 @@ def build_rules() -> tuple[Rule, ...]:
             check=_sql_password,
         ),
         # ADO.NET/ODBC `Password=`/`Pwd=` between `;` separators: any value but a template.
-        # First in the string with blanks around its `=`, a name then `;` is code's statement
-        # (`password = strict;`).
+        # Not code's statement assigning a name of letters to a variable, first on its line
+        # or after a blank (`password = strict;`, `password = options;`).
         Rule(
             name="connection-string-password",
             pattern=lazy(
-                r"(?:(?P<separated>(?<=;))|(?<=^)|(?<=[\s\"']))"
-                r"[ \t]{0,4}(?P<name>(?i:password|pwd))[ \t]{0,4}=[ \t]{0,4}+"
-                r"(?(separated)|(?:(?<==)|(?![a-z_$][\w$]{0,80};)))"
+                r"(?:(?P<separated>(?<=;))|(?:(?<=^)|(?<=[\s\"']))"
+                r"(?![ \t]{0,4}password[ \t]{1,4}=[ \t]{1,4}[a-z_$][A-Za-z_$]{0,80};))"
+                r"[ \t]{0,4}(?P<name>(?i:password|pwd))[ \t]{0,4}=[ \t]{0,4}"
                 + _VALUE_THEN_END
                 + _CONNECTION_VALUE
                 # after a `;`, up to the next, a libpq key or the string's end; else a `;`

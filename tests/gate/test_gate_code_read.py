@@ -51,6 +51,8 @@ def test_a_name_of_written_words_is_no_value(code: str) -> None:
         "type InternalPassthroughApis = Omit<ITerminalApi, 'buffer' | 'parser'>;\n",
         "\t\tpassedOptions: [...state.passedOptions, option],\n",
         'TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL = "textDocument/semanticTokens/full"\n',
+        # sympy's muscle model: the name of a class, found once, stood on 29 lines
+        "            fiber_force_length_passive=FiberForceLengthPassiveDeGroote2016,\n",
     ],
 )
 def test_a_credential_word_inside_another_word_names_no_credential(code: str) -> None:
@@ -113,6 +115,29 @@ def test_a_type_test_or_a_name_of_a_credential_is_no_value(code: str) -> None:
         ("password: (Summer2024!\n", "Summer2024!"),
         ("token: 'Xk9%0mQ2vLp8rT'\n", "Xk9%0mQ2vLp8rT"),
         ('password = "Xk9{}mQ2vLp8rT"\n', "Xk9{}mQ2vLp8rT"),
+        # a bypass code is a secret; a value beside a name that also says one
+        (
+            "MAINTENANCE_BYPASS=Xk9mQ2vLp8rT4wZ3nB7cQ1wE5rT6yU8i\n",
+            "Xk9mQ2vLp8rT4wZ3nB7cQ1wE5rT6yU8i",
+        ),
+        ('{"bypassCode": "Xk9mQ2vLp8rT4wZ3nB7c"}\n', "Xk9mQ2vLp8rT4wZ3nB7c"),
+        ("OTP_BYPASS=Xk9mQ2vLp8rT4wZ3nB7c\n", "Xk9mQ2vLp8rT4wZ3nB7c"),
+        # a password under a name whose credential word is another word's
+        ('const cfg = { detokenizeUser: "spring35!" };\n', "spring35!"),
+        ("--from-literal=TOKENS_VERCEL='Autumn2008?'\n", "Autumn2008?"),
+        (
+            'passthru_db="XKy1fePGW/LlPsgkhx+R2f4p+GzWv3CUXm8ZPDhjH"\n',
+            "XKy1fePGW/LlPsgkhx+R2f4p+GzWv3CUXm8ZPDhjH",
+        ),
+        # a connection string's first field, whatever its case and blanks
+        ("PASSWORD = akba93vm6q;\n", "akba93vm6q"),
+        ("Password= nkfrpr7u;\n", "nkfrpr7u"),
+        ("PWD = go7gtnqyki;\n", "go7gtnqyki"),
+        # dotted words in brackets, positional fields inside words
+        ('password = "(Pepper.rocket2214"\n', "(Pepper.rocket2214"),
+        ('{"token": "((horse.battery.coffee70"}\n', "((horse.battery.coffee70"),
+        ('password = "Summer{0}2024"\n', "Summer{0}2024"),
+        ('password = "pepper{}tiger63"\n', "pepper{}tiger63"),
     ],
 )
 def test_secrets_written_in_those_places_are_still_found(text: str, secret: str) -> None:
