@@ -668,7 +668,7 @@ def _compaction(context: _Context, index: int, compaction: Compaction) -> list[s
         _label(number, "Compaction", compaction.time),
         "",
         "<details>",
-        "<summary>Summary of the conversation so far</summary>",
+        "<summary>Compaction summary</summary>",
         "",
         *(
             _quote(contained_markdown(compaction.summary))

@@ -220,7 +220,7 @@ def _cost(event: Usage) -> str:
 def _compaction(event: Compaction) -> list[str]:
     if not event.summary.strip():
         return ["_The harness kept the summary opaque._"]
-    return ["Summary of the conversation so far:", "", *_prose(event.summary)]
+    return ["Compaction summary:", "", *_prose(event.summary)]
 
 
 def _subagent(event: Subagent) -> list[str]:

@@ -880,6 +880,49 @@ def test_harbor_claude_code_sidechains_are_subagents_and_tool_steps_say_nothing(
     assert not any("is_sidechain" in json.dumps(e.record) for e in of(parsed.events, "raw"))
 
 
+def test_harbor_claude_code_sidechains_of_parallel_calls_are_no_ones_in_particular(
+    tmp_path: Path,
+) -> None:
+    """Parallel Task calls are a step each, a few milliseconds apart, and share one window:
+    which agent a sidechain step is cannot be told, so no call gets it (an agent of its own
+    for the run); a step that is no object beside them is kept raw, and times written with
+    and without milliseconds compare as times."""
+
+    def task(number: int, time: str, call_id: str, agent_id: str) -> dict[str, Any]:
+        arguments = {"description": f"Look {number}", "prompt": "Look."}
+        call = {"tool_call_id": call_id, "function_name": "Task", "arguments": arguments}
+        step = harbor_cc_step(number, time, "", False, call)
+        step["extra"]["tool_result_metadata"] = {"tool_use_result": {"agentId": agent_id}}
+        return step
+
+    steps = [
+        {"step_id": 1, "timestamp": "2025-11-19T22:11:00Z", "source": "user", "message": "Go"},
+        task(2, "2025-11-19T22:11:01.100Z", "toolu_a", "aaaa1111"),
+        task(3, "2025-11-19T22:11:01.180Z", "toolu_b", "bbbb2222"),
+        harbor_cc_step(4, "2025-11-19T22:11:05.500Z", "I am agent one.", True),
+        harbor_cc_step(5, "2025-11-19T22:11:06Z", "I am agent two.", True),
+        "not a step",
+        harbor_cc_step(7, "2025-11-19T22:11:20.000Z", "Both are done.", False),
+    ]
+    path = write(tmp_path / "trajectory.json", trajectory(steps, schema_version="ATIF-v1.2"))
+    parsed = ATIF.parse(path)
+    spawns = [(e.agent_id, e.call_id) for e in of(parsed.events, "subagent")]
+    assert spawns == [("sidechain-4", None)]
+    messages = [(e.agent, e.text) for e in of(parsed.events, "agent_message")]
+    assert messages == [
+        ("sidechain-4", "I am agent one."),
+        ("sidechain-4", "I am agent two."),
+        (None, "Both are done."),
+    ]
+    assert [r.reason for r in of(parsed.events, "raw")].count("step is not a JSON object") == 1
+    # one call alone, its sidechain written with whole seconds, the call with milliseconds
+    one = [steps[0], steps[1], harbor_cc_step(3, "2025-11-19T22:11:02Z", "Mine.", True), steps[6]]
+    path = write(tmp_path / "one.json", trajectory(one, schema_version="ATIF-v1.2"))
+    events = ATIF.parse(path).events
+    assert [(e.agent_id, e.call_id) for e in of(events, "subagent")] == [("aaaa1111", "toolu_a")]
+    assert [e.agent for e in of(events, "agent_message")] == ["aaaa1111", None]
+
+
 def test_equal_metrics_after_terminal_output_are_a_request_of_their_own(
     tmp_path: Path,
 ) -> None:

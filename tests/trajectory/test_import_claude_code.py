@@ -1726,8 +1726,9 @@ def test_older_agent_files_beside_the_session_file(tmp_path: Path) -> None:
 def test_a_background_agent_without_records_still_starts(tmp_path: Path) -> None:
     """2.1.x launches a Task with `run_in_background` and returns at once (`isAsync`,
     `status: async_launched`); when the session keeps no file and no progress of that agent,
-    its start still follows the call's result (as in a real 2.1.37 session where three of
-    six Task calls did so), with no events of its own."""
+    its start still follows the call, as a subagent's whose records a file holds does (a
+    real 2.1.37 session launched three of six so), with no events of its own; a call that
+    failed starts none."""
     task = {"description": "Refactor the parser", "prompt": "Do it", "run_in_background": True}
     launched = {
         "isAsync": True,
@@ -1754,8 +1755,8 @@ def test_a_background_agent_without_records_still_starts(tmp_path: Path) -> None
     events = IMPORTER.parse(session).events
     assert [e.kind for e in events if e.kind != "usage"][1:-1] == [
         "tool_call",
-        "tool_result",
         "subagent",
+        "tool_result",
         "agent_message",
     ]
     (subagent,) = of(events, Subagent)
@@ -1765,8 +1766,19 @@ def test_a_background_agent_without_records_still_starts(tmp_path: Path) -> None
         "Refactor the parser",
         None,
     )
-    assert subagent.source.line == 2
+    assert subagent.source.line == 1
     assert not [e for e in events if e.agent == "af9e8ed"]
+    failed = [
+        assistant("a1", None, "m1", [tool_use("t1", "Task", task)], "2026-02-01T10:00:00Z"),
+        user(
+            "r1",
+            "a1",
+            [result("t1", "Agent failed to start.\nagentId: af9e8ed", is_error=True)],
+            "2026-02-01T10:00:01Z",
+        ),
+    ]
+    events = IMPORTER.parse(write(tmp_path / "failed" / f"{SID}.jsonl", failed)).events
+    assert not of(events, Subagent)
 
 
 def test_agent_files_of_the_session_that_no_call_names(tmp_path: Path) -> None:

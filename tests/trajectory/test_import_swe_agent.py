@@ -619,6 +619,17 @@ def test_a_call_id_the_history_repeats_is_made_unique(tmp_path: Path) -> None:
     assert [c.call_id for c in calls] == ids
     assert [r.call_id for r in results] == ids
     assert results[1].output.startswith("Text replaced.")
+    # an id made unique is never one the file gives another call
+    named = ["x", "x", "x-2"]
+    calls_made = [item for item in history if item.get("tool_calls")]
+    answers = [item for item in history if item.get("tool_call_ids")]
+    for item, answer, call_id in zip(calls_made, answers, named, strict=True):
+        item["tool_calls"][0]["id"] = call_id
+        answer["tool_call_ids"] = [call_id]
+    events = SWE.parse(write(tmp_path, document, "function_calling.traj")).events
+    ids = ["x", "x-2", "x-2-2"]
+    assert [c.call_id for c in of(events, ToolCall)] == ids
+    assert [r.call_id for r in of(events, ToolResult)] == ids
 
 
 def test_swe_agent_demonstration_holding_only_its_history(tmp_path: Path) -> None:

@@ -252,8 +252,7 @@ def test_a_compaction_without_a_readable_summary_says_so() -> None:
     events = numbered([Compaction(**common(), summary=" \n")])
     text = render(META, events)
     assert (
-        "<summary>Summary of the conversation so far</summary>\n\n"
-        "_No readable summary was recorded._\n"
+        "<summary>Compaction summary</summary>\n\n_No readable summary was recorded._\n"
     ) in text
 
 
@@ -321,8 +320,8 @@ def test_nested_subagents_quote_deeper() -> None:
 def test_other_kinds() -> None:
     text = render(META, every_kind())
     assert (
-        "**Step 17 · Compaction**\n\n<details>\n<summary>Summary of the conversation so far"
-        "</summary>\n\n> We fixed x and ran the tests.\n\n</details>"
+        "**Step 17 · Compaction**\n\n<details>\n<summary>Compaction summary</summary>\n\n"
+        "> We fixed x and ran the tests.\n\n</details>"
     ) in text
     assert "**Step 19 · Commit** `fedcba987654`\n\n> Fix the off-by-one\n" in text
     assert "**Step 20 · Interrupted**\n\n> Request interrupted by user\n" in text

@@ -119,6 +119,7 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -460,7 +461,7 @@ class _Reader:
             )
             return
         spawned, unlinked = ({}, {}) if self.own_export else _sidechains(steps)
-        held = {index for indices in spawned.values() for index in indices}
+        held = {side for started in spawned.values() for spawn in started for side in spawn.steps}
         for index, step in enumerate(steps):
             pointer = f"{trajectory.pointer}/steps/{index}"
             if index in unlinked:
@@ -468,24 +469,21 @@ class _Reader:
                 if unlinked.get(index - 1) != agent_id:
                     description = "a sidechain no recorded call started"
                     self._sidechain_start(trajectory, step, pointer, agent_id, None, description)
-                self._step(
-                    _Trajectory(trajectory.file, trajectory.value, pointer, agent_id), step, pointer
-                )
+                sidechain = _Trajectory(trajectory.file, trajectory.value, pointer, agent_id)
+                self._step(sidechain, step, pointer)
             elif index not in held:
                 self._step(trajectory, step, pointer)
-                for (call_id, agent_id), indices in spawned.items():
-                    if _calls(step, call_id):
-                        call = self.calls.get(call_id)
-                        described = call.arguments.get("description") if call else None
-                        self._sidechain_start(
-                            trajectory, step, pointer, agent_id, call_id, text_field(described)
-                        )
-                        sidechain = _Trajectory(
-                            trajectory.file, trajectory.value, pointer, agent_id
-                        )
-                        for side in indices:
-                            side_pointer = f"{trajectory.pointer}/steps/{side}"
-                            self._step(sidechain, steps[side], side_pointer)
+                for spawn in spawned.get(index, ()):
+                    call = self.calls.get(spawn.call_id)
+                    described = text_field(call.arguments.get("description")) if call else None
+                    self._sidechain_start(
+                        trajectory, step, pointer, spawn.agent_id, spawn.call_id, described
+                    )
+                    sidechain = _Trajectory(
+                        trajectory.file, trajectory.value, pointer, spawn.agent_id
+                    )
+                    for side in spawn.steps:
+                        self._step(sidechain, steps[side], f"{trajectory.pointer}/steps/{side}")
         if leftovers:
             # Embedded subagents no result refers to still belong to the session.
             for key, (sub, pointer) in trajectory.embedded.items():
@@ -1659,51 +1657,75 @@ def _is_placeholder_message(text: str, calls: Any) -> bool:
     )
 
 
-def _calls(step: dict[str, Any], call_id: str) -> bool:
-    return call_id in _call_ids(step)
-
-
-def _sidechains(steps: list[Any]) -> tuple[dict[tuple[str, str], list[int]], dict[int, str]]:
+def _sidechains(steps: list[Any]) -> tuple[dict[int, list[_Spawned]], dict[int, str]]:
     """Harbor's early Claude Code converter put a session's subagent records (Claude Code's
     sidechain, `extra.is_sidechain`) among its steps, before the main line's, without saying
-    which subagent each is. A step is the subagent's of the Task or Agent call whose result
-    names the agent (`tool_result_metadata.tool_use_result.agentId`) when its time falls
-    between that call's step and the main line's next step, and no other call's: (call id,
-    agent id) to the indices of its steps. The others (Claude Code's warm-up requests at a
-    session's start, or steps two calls' windows share) are agents of their own, a run of
-    steps each, named by the run's first step: index to agent id."""
-    main: list[tuple[str, int]] = []
-    side: list[tuple[str | None, int]] = []
+    which subagent each is. A step is the subagent's of the call whose recorded result names
+    the agent (`tool_result_metadata.tool_use_result.agentId`: a Task or Agent call) when its
+    time falls between that call's step and the main line's next step that is not another
+    such call, and no other call's window holds it (parallel calls, a step each, share one):
+    by the index of the call's step, the subagents it started. The others (Claude Code's
+    warm-up requests at a session's start, the steps of parallel calls) are agents of their
+    own, a run of steps each, named by the run's first step: index to agent id."""
+    main: list[tuple[datetime | None, int, _Spawned | None]] = []
+    side: list[tuple[datetime | None, int]] = []
     for index, step in enumerate(steps):
         if not isinstance(step, dict):
             continue
-        time = text_field(step.get("timestamp"))
+        time = _moment(step.get("timestamp"))
         if mapping(step.get("extra")).get("is_sidechain") is True:
             side.append((time, index))
-        elif time is not None:
-            main.append((time, index))
+            continue
+        recorded = mapping(mapping(mapping(step.get("extra")).get(_RECORDED_RESULT)))
+        agent_id = text_field(mapping(recorded.get("tool_use_result")).get("agentId"))
+        call_ids = _call_ids(step)
+        spawn = _Spawned(call_ids[0], agent_id, []) if agent_id and len(call_ids) == 1 else None
+        main.append((time, index, spawn))
     if not side:
         return {}, {}
-    windows: list[tuple[str, str | None, tuple[str, str]]] = []
-    for position, (time, index) in enumerate(main):
-        extra = mapping(steps[index].get("extra"))
-        recorded = mapping(mapping(extra.get(_RECORDED_RESULT)).get("tool_use_result"))
-        agent_id = text_field(recorded.get("agentId"))
-        call_ids = _call_ids(steps[index])
-        if agent_id and len(call_ids) == 1:
-            end = main[position + 1][0] if position + 1 < len(main) else None
-            windows.append((time, end, (call_ids[0], agent_id)))
-    spawned: dict[tuple[str, str], list[int]] = {}
+    windows: list[tuple[datetime, datetime | None, int, _Spawned]] = []
+    for position, (time, index, spawn) in enumerate(main):
+        if spawn is None or time is None:
+            continue
+        ends = (moment for moment, _, other in main[position + 1 :] if other is None)
+        windows.append((time, next(ends, None), index, spawn))
+    for position in range(1, len(windows)):
+        # a run of such calls, up to the same step, shares the window from the first one's on
+        before = windows[position - 1]
+        if windows[position][1] == before[1]:
+            windows[position] = (before[0], *windows[position][1:])
+    spawned: dict[int, list[_Spawned]] = {}
     unlinked: dict[int, str] = {}
     for time, index in side:
         owners = [
-            key
-            for start, end, key in windows
-            if time and start <= time and (end is None or time < end)
+            (at, spawn)
+            for begin, end, at, spawn in windows
+            if time is not None and begin <= time and (end is None or time < end)
         ]
         if len(owners) == 1:
-            spawned.setdefault(owners[0], []).append(index)
+            at, spawn = owners[0]
+            if not spawn.steps:
+                spawned.setdefault(at, []).append(spawn)
+            spawn.steps.append(index)
         else:
             previous = unlinked.get(index - 1)
             unlinked[index] = previous or f"sidechain-{mapping(steps[index]).get('step_id', index)}"
     return spawned, unlinked
+
+
+@dataclass
+class _Spawned:
+    call_id: str
+    agent_id: str
+    steps: list[int]
+
+
+def _moment(value: Any) -> datetime | None:
+    text = text_field(value)
+    if text is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

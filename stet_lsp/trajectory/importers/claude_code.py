@@ -1215,7 +1215,8 @@ def _place_subagents(main: _Transcript, subagents: list[_Transcript]) -> list[Ev
     """The session's events with each subagent file's events after the call that started it
     (found by the agent id in the call's result, its workflow run, or the prompt it was
     given); a subagent no call started stands where it ran, by the time it started; one a
-    call's result names whose records no file holds starts after that result."""
+    call's result names whose records no file holds starts after that call, as one whose
+    records a file holds does, with no events."""
     transcripts = [main, *subagents]
     agent_calls: dict[str, str] = {}
     run_calls: dict[str, str] = {}
@@ -1240,13 +1241,21 @@ def _place_subagents(main: _Transcript, subagents: list[_Transcript]) -> list[Ev
             claimed.add(call_id)
             children.setdefault(call_id, []).append(subagent)
     # A subagent a call's result names whose records no file holds (a background agent
-    # launched without a transcript, a subagent file left behind): its start, no events.
+    # launched without a transcript, a subagent file left behind): its start, no events; not
+    # for a call that started one already (an inline side chain) or failed.
     running = {subagent.agent for subagent in subagents}
-    running |= {e.agent_id for t in transcripts for e in t.events if isinstance(e, Subagent)}
+    taken = set(claimed)
+    for transcript in transcripts:
+        for event in transcript.events:
+            if isinstance(event, Subagent):
+                running.add(event.agent_id)
+                taken.add(event.call_id or "")
+            elif isinstance(event, ToolResult) and not event.ok:
+                taken.add(event.call_id)
     unrecorded = {
         call_id: agent_id
         for agent_id, call_id in agent_calls.items()
-        if agent_id not in running and call_id in known_calls and call_id not in claimed
+        if agent_id not in running and call_id in known_calls and call_id not in taken
     }
     placer = _Placer(children, spawns, unrecorded)
     placer.place(main)
@@ -1375,7 +1384,9 @@ class _Placer:
             if abandoned:
                 event.abandoned = True
             self.out.append(event)
-            if isinstance(event, ToolResult) and event.call_id in self.unrecorded:
+            if not isinstance(event, ToolCall):
+                continue
+            if event.call_id in self.unrecorded:
                 spawn = self.spawns.get(event.call_id)
                 start = Subagent(
                     step=0,
@@ -1389,8 +1400,6 @@ class _Placer:
                     abandoned=event.abandoned,
                 )
                 self.out.append(start)
-            if not isinstance(event, ToolCall):
-                continue
             for child in self.children.pop(event.call_id, []):
                 if id(child) in self.placed:
                     continue

@@ -460,7 +460,7 @@ class _SweAgentRun:
         self.model_stats = _model_stats(self.info.get("model_stats"))
         self.replay = _replay_config(data.get("replay_config"))
         self.model = _text_at(self.replay, "agent", "model", "name")
-        self.call_ids: Counter[str] = Counter()
+        self.call_ids: set[str] = set()
         self.named_ids: dict[str, str] = {}  # a call's id -> the id the history names it by
 
     def ref(self, pointer: str) -> SourceRef:
@@ -725,11 +725,13 @@ class _SweAgentRun:
         if not action.strip():
             return None
         named = _history_call_id(item) or default_id
-        call_id = named
-        if self.call_ids[named]:  # SWE-agent's demonstrations repeat ids
-            call_id = f"{named}-{self.call_ids[named] + 1}"
+        call_id, number = named, 1
+        while call_id in self.call_ids:  # SWE-agent's demonstrations repeat ids
+            number += 1
+            call_id = f"{named}-{number}"
+        if call_id != named:
             self.named_ids[call_id] = named
-        self.call_ids[named] += 1
+        self.call_ids.add(call_id)
         name, arguments = _history_function(item)
         self.events.append(
             new_event(
@@ -837,9 +839,9 @@ def _history_function(item: Record | None) -> tuple[str | None, Record | None]:
             arguments = json.loads(arguments)
         except ValueError:
             arguments = None
-    return text_field(function.get("name")), arguments if isinstance(
-        arguments, dict
-    ) and arguments else None
+    if not isinstance(arguments, dict) or not arguments:
+        arguments = None
+    return text_field(function.get("name")), arguments
 
 
 def _printed_patch(output: str) -> str | None:
