@@ -423,9 +423,9 @@ def _is_secret_value(value: str, allowlist: Allowlist | None) -> bool:
 
 def _after_metadata_key(text: str, start: int, end: int) -> bool:
     """Whether the value at `start:end` is assigned to, or compared with, a name whose value
-    is no secret (`token_type`, `apiKeyLocation !== "header"`), or, written in words, with one
-    of no credential (`passthroughApis`); is a type `typeof` answers,
-    compared with a name (`typeof password === 'function'`); is assigned to a URL's user
+    is no secret (`token_type`, `apiKeyLocation !== "header"`), or is words assigned to a
+    name of no credential (`passthroughApis`); is a type `typeof` answers, compared with a
+    name (`typeof password === 'function'`); is assigned to a URL's user
     (`smtp://apikey:…@host`), to a CloudFormation resource type
     (`"AWS::ApiGateway::ApiKey": "<digest>"`), or to a name it writes another way
     (`PASSWORD_TOO_LONG = "passwordTooLong"`); or is a CSS attribute selector

@@ -9,22 +9,9 @@ the secrets written in the same places are still found."""
 from __future__ import annotations
 
 import pytest
-from test_gate_providers import framed
+from test_gate_code_syntax import _left_whole, _redacted
 
-from stet_lsp.gate import ResultCache, redact_text
 from stet_lsp.gate.generated import reads_generated
-
-
-def _left_whole(text: str) -> None:
-    for content, path, _ in framed(text):
-        assert redact_text(content, path=path, cache=ResultCache()).text == content, content
-
-
-def _redacted(text: str, secret: str) -> None:
-    for content, path, unquote in framed(text):
-        shown = unquote(redact_text(content, path=path, cache=ResultCache()).text)
-        assert secret not in shown, content
-        assert "[REDACTED:" in shown, content
 
 
 @pytest.mark.parametrize(
