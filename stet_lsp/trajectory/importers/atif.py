@@ -1676,7 +1676,7 @@ def _sidechains(steps: list[Any]) -> tuple[dict[int, list[_Spawned]], dict[int, 
         if mapping(step.get("extra")).get("is_sidechain") is True:
             side.append((time, index))
             continue
-        recorded = mapping(mapping(mapping(step.get("extra")).get(_RECORDED_RESULT)))
+        recorded = mapping(mapping(step.get("extra")).get(_RECORDED_RESULT))
         agent_id = text_field(mapping(recorded.get("tool_use_result")).get("agentId"))
         call_ids = _call_ids(step)
         spawn = _Spawned(call_ids[0], agent_id, []) if agent_id and len(call_ids) == 1 else None
