@@ -27,8 +27,7 @@ from typing import Any
 
 from stet_lsp.gate import heuristics, syntax
 from stet_lsp.gate.allowlist import Allowlist
-from stet_lsp.gate.engine import is_metadata_key
-from stet_lsp.gate.keynames import name_parts, names_other_words
+from stet_lsp.gate.engine import holds_words_of_no_credential, is_metadata_key
 from stet_lsp.gate.rules import SINGLE_QUOTED_ON, URL_USERINFO
 from stet_lsp.gate.spans import Span
 
@@ -437,7 +436,7 @@ def _after_metadata_key(text: str, start: int, end: int) -> bool:
     value = text[start:end]
     return (
         is_metadata_key(key)
-        or (names_other_words(name_parts(key)) and heuristics.reads_as_words(value))
+        or holds_words_of_no_credential(key, value)
         or (compared and value in _TYPE_NAMES)
         or _is_url_user(text, key_start)
         or syntax.names_a_resource_type(text, key_start)

@@ -363,6 +363,13 @@ def is_metadata_key(key: str) -> bool:
     )
 
 
+def holds_words_of_no_credential(key: str, value: str) -> bool:
+    """Words under a name whose credential letters stand in other words
+    (`_reportTokenizationTime: (timeMs:`, `InternalPassthroughApis = Omit<ITerminalApi`):
+    no secret; a drawn or signed value there is one (`passthru_db=Xk9m…`, `spring35!`)."""
+    return names_other_words(key) and heuristics.reads_as_words(value)
+
+
 class RuleScanner:
     """Runs one rule set over one text; holds the per-scan state."""
 
@@ -1068,12 +1075,8 @@ class RuleScanner:
             return False
         if key is not None and is_metadata_key(key):
             return False
-        if (
-            key is not None
-            and names_other_words(name_parts(key))
-            and heuristics.reads_as_words(value)
-        ):
-            return False  # `_reportTokenizationTime: (timeMs:`; not `passthru_db=Xk9m…`
+        if key is not None and holds_words_of_no_credential(key, value):
+            return False
         if heuristics.ends_a_sentence(key, value):
             value = value[:-1]  # judged as what it is before the sentence's `.`
         if key is not None and _is_openpgp_id(key, value):

@@ -78,7 +78,7 @@ _POSITIONAL_FIELD = re.compile(
     r"(?<![^\s(])%[0-9](?![^\s.,:;)])"
     r"|(?<![A-Za-z0-9])\{[0-9]{0,2}(?::[^{}]{0,20})?\}|\{[0-9]{0,2}(?::[^{}]{0,20})?\}(?![A-Za-z0-9])"
 )
-PASSWORD_SIGNS = frozenset("!@#$^&*~")
+_PASSWORD_SIGNS = frozenset("!@#$^&*~")
 _TEMPLATE_MARKS = frozenset("${<%[(")
 # A template that opens a value and is cut at its first blank (`{{ .Values.pw | quote }}`,
 # `{{- .Values.pw`, `{%raw`): the marks, then at most a name.
@@ -240,7 +240,7 @@ def is_placeholder(value: str, *, whole: bool = False, word_of_few_letters: bool
     ):
         return True
     if not _TEMPLATE_MARKS.isdisjoint(value) or (whole and "{" in value):
-        positional = PASSWORD_SIGNS.isdisjoint(value)
+        positional = _PASSWORD_SIGNS.isdisjoint(value)
         rest = _without_templates(value, " " if whole else "", positional)
         if (
             rest != value
@@ -661,7 +661,7 @@ def looks_like_reference(value: str) -> bool:
     opening = _EXPRESSION_OPENING.fullmatch(value)
     if opening is not None:
         name = next(group for group in opening.groups() if group is not None)
-        return reads_as_written(name) and not is_written_password("password", name)
+        return reads_as_written(name) and not chosen_by_a_person(name)
     core = value.rstrip(")]},;")
     if _WORD_DIGITS_SIGN.fullmatch(core):
         return False
@@ -1166,6 +1166,9 @@ def written_names(value: str) -> bool:
     )
 
 
+_SIGNS_OF_A_PASSWORD = _PASSWORD_SIGNS | frozenset("?%=+")
+
+
 def reads_as_words(value: str) -> bool:
     """Written, not drawn, without a password's signs, and no word and digits a person
     chose (`Omit<ITerminalApi`, `textDocument/semanticTokens/full`; not `spring35!`,
@@ -1173,11 +1176,14 @@ def reads_as_words(value: str) -> bool:
     return (
         _SIGNS_OF_A_PASSWORD.isdisjoint(value)
         and reads_as_written(value)
-        and not is_written_password("password", value)
+        and not chosen_by_a_person(value)
     )
 
 
-_SIGNS_OF_A_PASSWORD = PASSWORD_SIGNS | frozenset("?%=+")
+def chosen_by_a_person(value: str) -> bool:
+    """A password a person wrote, as it would be after a password's name (`Hunter2024`,
+    `phoenix2026`, `p4ssw0rd`): `is_written_password` without a name to read."""
+    return is_written_password("password", value)
 
 
 def reads_as_written(value: str) -> bool:

@@ -186,12 +186,13 @@ def name_parts(key: str) -> list[str]:
     return KEY_PARTS.split(CAMEL_BOUNDARY.sub(r"\1_\2", key).lower().strip("_.-"))
 
 
-def names_other_words(parts: list[str]) -> bool:
+def names_other_words(key: str) -> bool:
     """Whether a name's credential letters stand only in words that name something else
     (`_reportTokenizationTime`, `InternalPassthroughApis`, `passedOptions`,
-    `SEMANTIC_TOKENS_FULL`), given its parts in lower case: one part is such a word, and no
-    other holds a credential's letters (`tokenizerSecret` names a secret). A name of that word
-    alone is left to the rules (`Passed: <password>` may be a test log's or a login's)."""
+    `SEMANTIC_TOKENS_FULL`): one of its parts is such a word, and no other holds a
+    credential's letters (`tokenizerSecret` names a secret). A name of that word alone is
+    left to the rules (`Passed: <password>` may be a test log's or a login's)."""
+    parts = name_parts(key)
     if len(parts) < 2:
         return False
     rest = [part for part in parts if _OTHER_WORDS.fullmatch(part) is None]

@@ -1264,7 +1264,11 @@ def _place_subagents(main: _Transcript, subagents: list[_Transcript]) -> list[Ev
         if id(subagent) in placer.placed:
             continue
         at = len(placer.out)
-        placer.out.append(_subagent_event(subagent, None, None, None))
+        source = SourceRef(file=subagent.source, line=subagent.first_line)
+        start = _subagent_event(
+            subagent.agent or "", None, subagent.description, subagent.first_time, source
+        )
+        placer.out.append(start)
         placer.place(subagent)
         unstarted.append((at, len(placer.out), subagent.first_time))
     return by_time(placer.out, unstarted)
@@ -1386,43 +1390,46 @@ class _Placer:
             self.out.append(event)
             if not isinstance(event, ToolCall):
                 continue
+            spawn = self.spawns.get(event.call_id)
+            described = spawn.description if spawn else None
             if event.call_id in self.unrecorded:
-                spawn = self.spawns.get(event.call_id)
-                start = Subagent(
-                    step=0,
-                    session="",
-                    agent=event.agent,
-                    time=event.time,
-                    source=event.source,
-                    agent_id=self.unrecorded.pop(event.call_id),
-                    call_id=event.call_id,
-                    description=spawn.description if spawn else None,
-                    abandoned=event.abandoned,
+                agent_id = self.unrecorded.pop(event.call_id)
+                self.out.append(
+                    _subagent_event(agent_id, event, described, event.time, event.source)
                 )
-                self.out.append(start)
             for child in self.children.pop(event.call_id, []):
                 if id(child) in self.placed:
                     continue
-                spawn = self.spawns.get(event.call_id)
-                description = child.description or (spawn.description if spawn else None)
-                start = _subagent_event(child, event.agent, event.call_id, description)
-                start.abandoned = event.abandoned
-                self.out.append(start)
+                self.out.append(
+                    _subagent_event(
+                        child.agent or "",
+                        event,
+                        child.description or described,
+                        child.first_time,
+                        SourceRef(file=child.source, line=child.first_line),
+                    )
+                )
                 self.place(child, event.abandoned)
 
 
 def _subagent_event(
-    child: _Transcript, agent: str | None, call_id: str | None, description: str | None
+    agent_id: str,
+    call: ToolCall | None,
+    description: str | None,
+    time: str | None,
+    source: SourceRef,
 ) -> Subagent:
+    """A subagent's start, after the call that started it (None: no call did)."""
     return Subagent(
         step=0,
         session="",
-        agent=agent,
-        time=child.first_time,
-        source=SourceRef(file=child.source, line=child.first_line),
-        agent_id=child.agent or "",
-        call_id=call_id,
-        description=description or child.description,
+        agent=call.agent if call else None,
+        time=time,
+        source=source,
+        agent_id=agent_id,
+        call_id=call.call_id if call else None,
+        description=description,
+        abandoned=call.abandoned if call else False,
     )
 
 
