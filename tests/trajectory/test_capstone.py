@@ -660,12 +660,7 @@ def test_a_capstone_killed_before_its_commit_is_taken_back_by_the_next_command(
     (root / "README.md").write_text("edited, not staged\n")
     before = git_state(snapshot(repo)) | {"index": None}  # `git status` rewrites its stat data
     if stopped == "pre-commit":
-        write_hook(Path(repo.path) / "hooks", "pre-commit", "kill -9 $PPID\nsleep 5\n")
-        done = subprocess.run(
-            [sys.executable, "-m", "stet_lsp", "capstone"], cwd=root, capture_output=True
-        )
-        assert done.returncode == -9, done.stderr
-        (Path(repo.path) / "hooks" / "pre-commit").unlink()
+        killed_in_pre_commit(repo, root, tmp_path)
     else:
         stopped_capstone(root, stopped)
     assert head_commit(repo).id == repo.head.target
@@ -681,11 +676,15 @@ def test_a_capstone_killed_before_its_commit_is_taken_back_by_the_next_command(
     assert sorted(git_status(root)) == [" M README.md", "A  other.txt"]
 
 
-def killed_in_pre_commit(repo: pygit2.Repository, root: Path) -> None:
-    """`stet capstone` killed (SIGKILL) by its pre-commit hook: every file written, no commit."""
+def killed_in_pre_commit(repo: pygit2.Repository, root: Path, scratch: Path) -> None:
+    """`stet capstone` killed (SIGKILL) by its pre-commit hook: every file written, no commit.
+    Its temporary index, which nothing can remove after a kill, is left in `scratch`."""
     hook = write_hook(Path(repo.path) / "hooks", "pre-commit", "kill -9 $PPID\nsleep 5\n")
     done = subprocess.run(
-        [sys.executable, "-m", "stet_lsp", "capstone"], cwd=root, capture_output=True
+        [sys.executable, "-m", "stet_lsp", "capstone"],
+        cwd=root,
+        capture_output=True,
+        env={**os.environ, "TMPDIR": str(scratch)},
     )
     assert done.returncode == -9, done.stderr
     hook.unlink()
@@ -701,7 +700,7 @@ def test_a_file_edited_after_a_capstone_was_killed_keeps_the_edit(
     held before goes, since the index holds those bytes."""
     work_with_skill_and_verdict(root, tmp_path, stet)
     skill = root / SKILL
-    killed_in_pre_commit(repo, root)
+    killed_in_pre_commit(repo, root, tmp_path)
     assert list(skill.parent.glob(".SKILL.md.stet-before-capstone-*"))
     edited = skill.read_text(encoding="utf-8") + "\nAn edit made after the kill.\n"
     skill.write_text(edited, encoding="utf-8")
@@ -728,7 +727,7 @@ def test_finishing_a_capstone_keeps_the_copy_an_earlier_take_back_left(
     skill = root / SKILL
     skill.write_text(skill.read_text(encoding="utf-8") + "\nAn unstaged line.\n", encoding="utf-8")
     before = skill.read_text(encoding="utf-8")
-    killed_in_pre_commit(repo, root)
+    killed_in_pre_commit(repo, root, tmp_path)
     subprocess.run([GIT, "restore", SKILL], cwd=root, check=True)
     code, _, err = stet("trajectory", "list", "-C", str(root))
     assert code == 0, err
@@ -779,7 +778,7 @@ def test_files_the_user_committed_after_a_capstone_was_killed_stay(
     deleted in the work tree. When the index or HEAD holds a file as the capstone wrote it,
     the user took its work: nothing of it is taken back."""
     work_with_skill_and_verdict(root, tmp_path, stet)
-    killed_in_pre_commit(repo, root)
+    killed_in_pre_commit(repo, root, tmp_path)
     subprocess.run([GIT, "add", "-A", ".stet/trajectories", SKILL], cwd=root, check=True)
     subprocess.run([GIT, "commit", "-qm", "the trajectory, by hand"], cwd=root, check=True)
     before = git_status(root)
