@@ -37,10 +37,13 @@ _BEGIN = itemgetter(0)
 # The rest of an identifier after an anchor (long enough for any key the identifier rules
 # match) when `=` or `:` follows within 9 characters (Go's ` string =`), a quote escaped at
 # any depth counting as one (`token\\\\\\\": ` in JSON quoted three times), or a string literal
-# in parentheses or braces (C++'s `secret("…")`, `api_key{"…"}`: `rules.DIRECT_INIT`).
+# in parentheses or braces (C++'s `secret("…")`, `api_key{"…"}`: `rules.DIRECT_INIT`), or a
+# test's expectation of it (`expect(token).toBe("…")`, `.to eq "…"`: `rules.COMPARED_LITERAL`).
 _OPERATOR_AFTER = (
     r'(?:(?:\\{1,64}+"|[^=:]){0,8}[=:]'
-    r"|(?:\[[0-9]{0,6}\])?[ \t]{0,2}[({][ \t]{0,2}(?:u8|[LuU])?\\{0,64}+[\"'])"
+    r"|(?:\[[0-9]{0,6}\])?[ \t]{0,2}[({][ \t]{0,2}(?:u8|[LuU])?\\{0,64}+[\"']"
+    r"|[\"'\]\\]{0,8}\)\.(?:not\.)?to(?:Be|Equal|StrictEqual|(?:_not)?[ \t]{1,4}eq)[ \t(]{1,2}"
+    r"\\{0,64}+[\"'])"
 )
 _OPERATOR_FOLLOWS = re.compile(_OPERATOR_AFTER)
 _KEY_THEN_OPERATOR = re.compile(r"[A-Za-z0-9_.\-]{0,128}+(?=" + _OPERATOR_AFTER + ")")
@@ -712,6 +715,8 @@ class RuleScanner:
         start, end = match.span(group) if piece is None else piece
         if start < 0:
             return False  # what the pattern reads only to skip (a Stet id in strict mode)
+        if "compared" in match.re.groupindex:
+            return self._accept_compared(priority, rule, match)
         if rule.block is not None and piece is None:
             block_end = rule.block(self.text, match, rule.reach)
             if block_end is None:
@@ -838,6 +843,21 @@ class RuleScanner:
             self._defaults.append(
                 Span(default, end, rule.name, priority, rule.replacement, rule.prefix)
             )
+        if end > self._covered_until.get(priority, -1):
+            self._covered_until[priority] = end
+            self._covered_from[priority] = start
+        return True
+
+    def _accept_compared(self, priority: int, rule: Rule, match: re.Match[str]) -> bool:
+        """A literal written before the credential's name it is compared with (`"…" ==
+        token`, `compare_digest("…", token)`): judged as the same literal after the name is,
+        the name its key. Nothing between them is a value's syntax to read."""
+        start, end = match.span("secret")
+        key = match.group("compared")
+        value = self.text[start:end]
+        if syntax.names_itself(key, value) or not self._judge(priority, rule, value, key):
+            return False
+        self.spans.append(Span(start, end, rule.name, priority, rule.replacement, rule.prefix))
         if end > self._covered_until.get(priority, -1):
             self._covered_until[priority] = end
             self._covered_from[priority] = start

@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.116"
+RULESET_VERSION = "2026.117"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -591,13 +591,20 @@ GENERIC_ASSIGNMENT = Rule(
     written_passwords=True,
 )
 # A literal compared with a credential's name (`if token == "…":`, `apiKey !== '…'`, Go's
-# `token != "…"`, Java's `token.equals("…")`, `os.getenv("API_TOKEN") == "…"`,
-# `token.strip() == "…"`): a value the code accepts or refuses is one it holds, judged as an
-# assignment's literal is. Quoted only: a bare word after `==` is code's name. A literal with
-# neither a digit nor both cases (a lexer's `token == "STRING"`, `tok != "endfor"`) is left
-# before it is read: such words are no secret after a credential's name either.
+# `token != "…"`, Lua's `token ~= "…"`, Java's `token.equals("…")`, a test's
+# `expect(token).toBe("…")` or RSpec's `expect(token).to eq "…"`, a shell's `[ "${TOKEN}" =
+# "…" ]`, `os.getenv("API_TOKEN") == "…"`, `token.strip() == "…"`): a value the code accepts
+# or refuses is one it holds, judged as an assignment's literal is. Quoted only: a bare word
+# after `==` is code's name. A literal with neither a digit nor both cases (a lexer's `token ==
+# "STRING"`, `tok != "endfor"`) is left before it is read: such words are no secret after a
+# credential's name either.
+_OPERATORS = ("==", "!=", "~=")
+_OPERATOR = r"(?:={2,3}|!={1,2}|~=)"
 _COMPARED = (
-    r"(?:\(\))?[\"'\])}]{0,3}(?:[ \t]{0,4}(?:={2,3}|!={1,2})|\.equals(?:IgnoreCase)?\()[ \t]{0,4}"
+    r"(?:\(\))?(?:\}[\"']?[ \t]{1,4}=(?!=)|[\"'\])}]{0,3}(?:[ \t]{0,4}"
+    + _OPERATOR
+    + r"|\.equals(?:IgnoreCase)?\(|\.(?:not\.)?to(?:Be|Equal|StrictEqual)\("
+    + r"|\.to(?:_not)?[ \t]{1,4}eq(?:\(|[ \t])))[ \t]{0,4}"
 )
 _LITERAL_CHARACTER = r"[^\"'`\r\n]{0,400}?"
 _DIGIT_OR_BOTH_CASES = (
@@ -648,6 +655,60 @@ COMPARED_IN_A_CALL = Rule(
         + CREDENTIAL_KEY
         + r")(?:\(\))?[ \t]{0,4},[ \t]{0,4}"
         + _ESCAPED_LITERAL
+    ),
+    anchors=_COMPARING_CALLS,
+    reach=560,
+    check=_generic_check,
+    start="anchor",
+)
+# The same literals written first (`"…" == token`, `"…".equals(apiKey)`, `"…" ===
+# process.env.API_TOKEN`, `"…" == os.getenv("API_TOKEN")`, `compare_digest("…", token)`):
+# the name after the literal is its key (`compared`), judged as a name before its value is.
+_COMPARED_NAME = (
+    r"[ \t]{0,4}\$?(?:[A-Za-z_][A-Za-z0-9_.]{0,40}[(\[]\\{0,8}[\"']?)?(?P<compared>"
+    + CREDENTIAL_KEY
+    + r")(?![A-Za-z0-9_])"
+)
+LITERAL_COMPARED = Rule(
+    name="secret-assignment",
+    pattern=lazy(
+        r"(?<![A-Za-z0-9_])"
+        + _ESCAPED_LITERAL
+        + r"(?:[ \t]{0,4}"
+        + _OPERATOR
+        + r"|\.equals(?:IgnoreCase)?\()"
+        + _COMPARED_NAME
+    ),
+    # The literal's closing quote and the operator: far rarer than a credential's words, whose
+    # hits stay those of assignments alone (`RuleSet.key_anchors`).
+    anchors=(
+        *(
+            quote + blank + operator
+            for quote in "\"'`"
+            for blank in ("", " ")
+            for operator in _OPERATORS
+        ),
+        '".equals',
+        "'.equals",
+    ),
+    lead=200,
+    reach=140,
+    check=_generic_check,
+    after=lazy(
+        r"(?:=|(?:IgnoreCase)?\()?[ \t]{0,4}\$?"
+        r"(?:[A-Za-z_][A-Za-z0-9_.]{0,40}[(\[]\\{0,8}[\"']?)?"
+        r"[A-Za-z0-9_.\-]{0,40}?(?i:" + SECRET_KEY_WORDS + ")"
+    ),
+)
+LITERAL_IN_A_CALL = Rule(
+    name="secret-assignment",
+    pattern=lazy(
+        r"(?i:"
+        + "|".join(re.escape(call) for call in _COMPARING_CALLS)
+        + r")[ \t]{0,4}"
+        + _ESCAPED_LITERAL
+        + r"[ \t]{0,4},"
+        + _COMPARED_NAME
     ),
     anchors=_COMPARING_CALLS,
     reach=560,
@@ -1484,6 +1545,8 @@ def build_rules() -> tuple[Rule, ...]:
         FALLBACK_ASSIGNMENT,
         COMPARED_LITERAL,
         COMPARED_IN_A_CALL,
+        LITERAL_COMPARED,
+        LITERAL_IN_A_CALL,
         LOOKUP_DEFAULT,
         *EXPANSION_DEFAULTS,
         *ENV_ASSIGNMENTS,

@@ -92,6 +92,12 @@ def test_a_format_string_or_a_pattern_is_no_value(code: str) -> None:
         '        self.assertEqual(tokens, "hello world")\n',
         '      if (scheme.apiKeyLocation !== "header") {\n',
         'export const apiKeyAuthenticationPolicyName = "apiKeyAuthenticationPolicy";\n',
+        # the same with the literal first, and a test's expectations of such names
+        'if "Bearer" == token_type:\n',
+        '        if ("Bearer".equalsIgnoreCase(tokenType)) {\n',
+        '        if "IDENTIFIER" == token.type:\n',
+        '    expect(token.type).toBe("Identifier");\n',
+        '    expect(tokens).toEqual(["a", "b"]);\n',
     ],
 )
 def test_a_type_test_or_a_name_of_a_credential_is_no_value(code: str) -> None:
@@ -147,6 +153,19 @@ def test_code_text_is_no_value(code: str) -> None:
         ("if (hash_equals($apiKey, 'Xk9mQ2vLp8rT4wZ3nB')) {\n", "Xk9mQ2vLp8rT4wZ3nB"),
         ('        self.assertEqual(api_token, "Xk9mQ2vLp8rT4wZ3nB")\n', "Xk9mQ2vLp8rT4wZ3nB"),
         ('    assert_eq!(token, "Xk9mQ2vLp8rT4wZ3nB");\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        # the literal first, a test's expectation, Lua's `~=`, a shell's test of `${NAME}`
+        ('if "Xk9mQ2vLp8rT4wZ3nB" == token:\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        ("if ('Xk9mQ2vLp8rT4wZ3nB' !== this.apiToken) {\n", "Xk9mQ2vLp8rT4wZ3nB"),
+        ('if ("Xk9mQ2vLp8rT4wZ3nB".equals(apiKey)) {\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        ('assert "UStPKR0CsTy4Q" == os.getenv("API_TOKEN")\n', "UStPKR0CsTy4Q"),
+        ('if "Xk9mQ2vLp8rT4wZ3nB" == req.headers["x-api-token"]:\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        ('if not hmac.compare_digest("Xk9mQ2vLp8rT4wZ3nB", token):\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        ('if (strcmp("Xk9mQ2vLp8rT4wZ3nB", $password) == 0) {\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        ('expect(token).toBe("Xk9mQ2vLp8rT4wZ3nB");\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        ("expect(headers['X-Api-Key']).not.toEqual('Xk9mQ2vLp8rT4wZ3nB');\n", "Xk9mQ2vLp8rT4wZ3nB"),
+        ('expect(api_key).to eq "Xk9mQ2vLp8rT4wZ3nB"\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        ('if token ~= "Xk9mQ2vLp8rT4wZ3nB" then\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        ('if [ "${API_TOKEN}" = "Xk9mQ2vLp8rT4wZ3nB" ]; then\n', "Xk9mQ2vLp8rT4wZ3nB"),
         ('token = "#Xk9mQ2vLp8rT"\n', "#Xk9mQ2vLp8rT"),
         ("API_TOKEN = '#fptvlapfqpyydwh'\n", "#fptvlapfqpyydwh"),
         ('{"password": "#silvermountain"}\n', "#silvermountain"),
