@@ -625,8 +625,10 @@ COMPARED_LITERAL = Rule(
 # A literal a comparing call takes beside a credential's name, the name first
 # (`hmac.compare_digest(token, "…")`, `strcmp(password, "…")`, PHP's `hash_equals($key,
 # '…')`, Rails' `secure_compare(token, "…")`, a test's `assertEqual(api_key, "…")`, Rust's
-# `assert_eq!(token, "…")`), read as a compared literal is, raw or escaped in a transcript's
-# JSON (a literal holding a quote, a backslash or a blank is not read so).
+# `assert_eq!(token, "…")`, Node's `assert.strictEqual(token, "…")`, Go's `assert.Equal(t,
+# token, "…")`, C#'s `string.Equals(token, "…")`), read as a compared literal is, raw or
+# escaped in a transcript's JSON (a literal holding a quote, a backslash or a blank is not
+# read so).
 _COMPARING_CALLS = (
     "compare_digest(",
     "strcmp(",
@@ -641,7 +643,20 @@ _COMPARING_CALLS = (
     "assert_eq!(",
     "assert_ne!(",
     "assert_equal(",
+    "assert.equal(",
+    "assert.strictequal(",
+    "assert.notequal(",
+    "assert.notstrictequal(",
+    "assert.deepequal(",
+    "require.equal(",
+    "require.notequal(",
+    "assert.areequal(",
+    "assert.arenotequal(",
+    "string.equals(",
+    "objects.equals(",
 )
+# Go's testify takes its test first: `assert.Equal(t, token, "…")`, `require.Equal(s.T(), …)`.
+_TEST_FIRST = r"(?:[A-Za-z]{1,8}(?:\.T\(\))?,[ \t]{0,4})?"
 _ESCAPED_LITERAL = (
     r"\\{0,8}(?P<quote>[\"'`])" + _DIGIT_OR_BOTH_CASES + r"(?P<secret>[^\"'`\\\s]{6,400})"
     r"\\{0,8}(?P=quote)"
@@ -651,7 +666,9 @@ COMPARED_IN_A_CALL = Rule(
     pattern=lazy(
         r"(?i:"
         + "|".join(re.escape(call) for call in _COMPARING_CALLS)
-        + r")[ \t]{0,4}\$?(?P<key>"
+        + r")[ \t]{0,4}"
+        + _TEST_FIRST
+        + r"\$?(?P<key>"
         + CREDENTIAL_KEY
         + r")(?:\(\))?[ \t]{0,4},[ \t]{0,4}"
         + _ESCAPED_LITERAL
@@ -706,6 +723,7 @@ LITERAL_IN_A_CALL = Rule(
         r"(?i:"
         + "|".join(re.escape(call) for call in _COMPARING_CALLS)
         + r")[ \t]{0,4}"
+        + _TEST_FIRST
         + _ESCAPED_LITERAL
         + r"[ \t]{0,4},"
         + _COMPARED_NAME

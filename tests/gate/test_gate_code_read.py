@@ -98,6 +98,8 @@ def test_a_format_string_or_a_pattern_is_no_value(code: str) -> None:
         '        if "IDENTIFIER" == token.type:\n',
         '    expect(token.type).toBe("Identifier");\n',
         '    expect(tokens).toEqual(["a", "b"]);\n',
+        '    assert.Equal(t, "Bearer", tokenType)\n',
+        '    assert.equal(token.kind, "Punctuator");\n',
     ],
 )
 def test_a_type_test_or_a_name_of_a_credential_is_no_value(code: str) -> None:
@@ -166,6 +168,14 @@ def test_code_text_is_no_value(code: str) -> None:
         ('expect(api_key).to eq "Xk9mQ2vLp8rT4wZ3nB"\n', "Xk9mQ2vLp8rT4wZ3nB"),
         ('if token ~= "Xk9mQ2vLp8rT4wZ3nB" then\n', "Xk9mQ2vLp8rT4wZ3nB"),
         ('if [ "${API_TOKEN}" = "Xk9mQ2vLp8rT4wZ3nB" ]; then\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        # test frameworks' and languages' comparing calls, either order
+        ('assert.Equal(t, "Xk9mQ2vLp8rT4wZ3nB", token)\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        ('require.Equal(s.T(), apiKey, "Xk9mQ2vLp8rT4wZ3nB")\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        ('assert.strictEqual(token, "Xk9mQ2vLp8rT4wZ3nB");\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        ('Assert.AreEqual("Xk9mQ2vLp8rT4wZ3nB", secretKey);\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        ('if (string.Equals(token, "Xk9mQ2vLp8rT4wZ3nB")) {\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        ('if (Objects.equals("Xk9mQ2vLp8rT4wZ3nB", apiKey)) {\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        ('assertEquals("Xk9mQ2vLp8rT4wZ3nB", token);\n', "Xk9mQ2vLp8rT4wZ3nB"),
         ('token = "#Xk9mQ2vLp8rT"\n', "#Xk9mQ2vLp8rT"),
         ("API_TOKEN = '#fptvlapfqpyydwh'\n", "#fptvlapfqpyydwh"),
         ('{"password": "#silvermountain"}\n', "#silvermountain"),
