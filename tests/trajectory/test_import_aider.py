@@ -1602,3 +1602,178 @@ It parses the config.
     raws = [str(r.record) for r in of(parsed.events, RawEvent)]
     assert raws[1] == "Copied code context to clipboard."
     assert raws[2].startswith("# Fix any errors below, if possible.\nTraceback (most recent")
+
+
+def test_reasoning_that_only_a_closing_think_tag_ends(tmp_path: Path) -> None:
+    """A model served with `<think>` in its prompt (DeepSeek R1 on a local server) writes its
+    reasoning, then `</think>`, then the answer, and aider writes the answer so: the reasoning
+    was part of the agent message, and an edit in it could be read as the answer's. A closer
+    inside a fence, in a Markdown quote or after a `<think>`, or typed by the user, ends no
+    reasoning."""
+    history = """# aider chat started at 2025-02-10 09:00:00
+
+> Aider v0.74.1¶
+> Model: ollama_chat/deepseek-r1:14b with diff edit format¶
+
+#### fix the server¶
+
+Okay, the user wants the server fixed.
+Maybe main.py needs the settings loaded.
+</think>
+
+Load the settings first:
+
+main.py
+```python
+<<<<<<< SEARCH
+=======
+load_settings()
+>>>>>>> REPLACE
+```
+
+> Applied edit to main.py¶
+
+#### and log it¶
+
+The log line goes after loading.
+</think>Add a log line.
+
+#### how do I close the tag?¶
+
+Write the closer on its own line:
+
+```html
+</think>
+```
+
+> a quote of the closer:
+> </think>
+
+> a quote going on:
+</think>
+
+and `<think>` opens it, the closer
+</think>
+ends it.
+
+#### Plan:¶
+#### </think>¶
+#### go¶
+
+Going.
+""".replace("¶", "  ")
+    parsed = AIDER.parse(write(tmp_path, history))
+    assert [r.text for r in of(parsed.events, Reasoning)] == [
+        "Okay, the user wants the server fixed.\nMaybe main.py needs the settings loaded.",
+        "The log line goes after loading.",
+    ]
+    answers = of(parsed.events, AgentMessage)
+    assert answers[0].text.startswith("Load the settings first:\n\nmain.py")
+    assert answers[0].source.line == line_of(history, "Load the settings first:")
+    assert answers[1].text == "Add a log line."
+    assert answers[1].source.line == line_of(history, "</think>Add a log line.")
+    # The answer's edit is read after the reasoning: the file change holds it.
+    changes = of(parsed.events, FileChange)
+    assert [(c.path, c.diff is not None and "+load_settings()" in c.diff) for c in changes] == [
+        ("main.py", True)
+    ]
+    assert answers[2].text.startswith("Write the closer on its own line:")
+    assert answers[2].text.endswith("</think>\nends it.")
+    assert "Plan:\n</think>\ngo" in [u.text for u in of(parsed.events, UserMessage)]
+    assert answers[3].text == "Going."
+
+
+def test_an_exception_text_of_several_lines_stays_whole_in_its_error(tmp_path: Path) -> None:
+    """aider writes each line of an exception's text as a message: after the traceback of a
+    failed request the text comes again, and only when all of it did is the report whole (the
+    report took in the output after it, and litellm's text, again, started an error of its
+    own). `Exception while updating files:` is followed by the exception's text, which was
+    aider output."""
+    history = """# aider chat started at 2025-06-02 11:00:00
+
+> Aider v0.84.0¶
+> Main model: openrouter/deepseek/deepseek-r1 with diff edit format¶
+
+#### what does this do?¶
+> Traceback (most recent call last):¶
+> File "/opt/aider/coders/base_coder.py", line 1454, in send_message¶
+> yield from self.send(messages, functions=self.functions)¶
+> File "/opt/aider/models.py", line 1012, in send_completion¶
+> res = litellm.completion(**kwargs)¶
+> litellm.exceptions.APIError: litellm.APIError: APIError: OpenrouterException - {¶
+> "error": "upstream failed"¶
+> }¶
+> litellm.APIError: APIError: OpenrouterException - {¶
+> "error": "upstream failed"¶
+> }¶
+> Copied code context to clipboard.¶
+
+#### again¶
+> Traceback (most recent call last):¶
+> File "/opt/aider/coders/base_coder.py", line 1454, in send_message¶
+> yield from self.send(messages, functions=self.functions)¶
+> ValueError: Bad response from the provider:¶
+> status: 500¶
+> Bad response from the provider:¶
+> status: 500¶
+> Copied code context to clipboard.¶
+
+#### fix it¶
+
+main.py
+```python
+<<<<<<< SEARCH
+x = 1
+=======
+x = 2
+>>>>>>> REPLACE
+```
+
+> Exception while updating files:¶
+> 'utf-8' codec can't decode byte 0xff in position 0:¶
+> invalid start byte¶
+> Only 3 reflections allowed, stopping.¶
+""".replace("¶", "  ")
+    parsed = AIDER.parse(write(tmp_path, history))
+    errors = of(parsed.events, Error)
+    assert [error.message.split("\n") for error in errors] == [
+        [
+            "Traceback (most recent call last):",
+            'File "/opt/aider/coders/base_coder.py", line 1454, in send_message',
+            "yield from self.send(messages, functions=self.functions)",
+            'File "/opt/aider/models.py", line 1012, in send_completion',
+            "res = litellm.completion(**kwargs)",
+            "litellm.exceptions.APIError: litellm.APIError: APIError: OpenrouterException - {",
+            '"error": "upstream failed"',
+            "}",
+            "litellm.APIError: APIError: OpenrouterException - {",
+            '"error": "upstream failed"',
+            "}",
+        ],
+        [
+            "Traceback (most recent call last):",
+            'File "/opt/aider/coders/base_coder.py", line 1454, in send_message',
+            "yield from self.send(messages, functions=self.functions)",
+            "ValueError: Bad response from the provider:",
+            "status: 500",
+            "Bad response from the provider:",
+            "status: 500",
+        ],
+        [
+            "Exception while updating files:",
+            "'utf-8' codec can't decode byte 0xff in position 0:",
+            "invalid start byte",
+        ],
+    ]
+    tracebacks = [n for n, line in enumerate(history.split("\n"), 1) if line.startswith("> Trace")]
+    assert [e.source.line for e in errors] == [
+        *tracebacks,
+        line_of(history, "> Exception while updating files:"),
+    ]
+    # What aider printed after each report stays its output.
+    raws = [str(r.record) for r in of(parsed.events, RawEvent)]
+    assert raws[-3:] == [
+        "Copied code context to clipboard.",
+        "Copied code context to clipboard.",
+        "Only 3 reflections allowed, stopping.",
+    ]

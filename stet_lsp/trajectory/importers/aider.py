@@ -35,7 +35,10 @@ What aider writes, line by line:
   mode, or after `/architect x`), or that answer without the reasoning aider removes first
   (`<think>` … `</think>`, and all before a `</think>` without its opener).
 * anything else: the model's answer (Markdown), until the next `> `/`#### ` line. It may start
-  with the model's reasoning in `<thinking-content-...>`/`<think>` tags (a reasoning event).
+  with the model's reasoning in `<thinking-content-...>`/`<think>` tags (a reasoning event),
+  or with reasoning that only a `</think>` ends (models served with the opener in their
+  prompt): all before that closer is the reasoning when it starts a line outside a fence
+  (not in a Markdown quote) and no `<think>` comes before it.
 
 How they map: user input -> user_message; an answer -> agent_message (with the model the run
 announced last); its *SEARCH/REPLACE* blocks (a file path line, a fence, `<<<<<<< SEARCH`,
@@ -55,12 +58,15 @@ is triple backticks, or the `<source>` … `</source>` (and `<code>`, `<pre>`, `
 starting it again after each report); `Commit` -> commit; `Running` -> a `shell` tool call
 (aider does not record the output); `^C KeyboardInterrupt` -> an interrupting error; `The LLM
 did not conform to the edit format.` and `Exception while updating files:` with the report
-after them -> error; a request the model's API failed (`litellm.RateLimitError: …`,
-`litellm.Timeout: …`; `Unexpected error: …` in versions of mid-2024, later the exception's
-traceback, its first frame `in send_message`, then its text again), or whose answer the
-model's token limit cut off (`Model gpt-4o has hit a token limit!`) -> error, with what aider
-prints after it up to a question or, after a traceback, the exception's text (the error's
-description, a traceback, the token counts, links, `Retrying in 0.2 seconds...`). All other
+after them (the exception's text, each of its lines a message, up to aider's next own output)
+-> error; a request the model's API failed (`litellm.RateLimitError: …`, `litellm.Timeout:
+…`; `Unexpected error: …` in versions of mid-2024, later the exception's traceback, its first
+frame `in send_message`, then its text again), or whose answer the model's token limit cut off
+(`Model gpt-4o has hit a token limit!`) -> error, with what aider prints after it up to a
+question or, after a traceback, the exception's text (the error's description, a traceback,
+the token counts, links, `Retrying in 0.2 seconds...`); a text of several lines comes again
+whole, and a line of it that reads as an error of its own (litellm's text) is still the
+report's. All other
 output (announcements, questions, warnings, model switches) is kept in order as raw events,
 consecutive lines together; announcements also fill in the session_start (version, model) and
 a later `Model:` line (after `/model`, `/chat-mode`, `/architect`) sets the model of the
@@ -131,7 +137,11 @@ _FAILED_BLOCK = re.compile(
     re.MULTILINE,
 )
 _REASONING_TAGS = (("<thinking-content-", "</thinking-content-"), ("<think>", "</think>"))
-_ERROR_STARTS = ("The LLM did not conform to the edit format.", "Exception while updating files:")
+_THINK_CLOSER = "</think>"
+_UPDATE_FAILED = "Exception while updating files:"
+_ERROR_STARTS = ("The LLM did not conform to the edit format.", _UPDATE_FAILED)
+# What aider writes when it stops sending the model the errors of its answers.
+_REFLECTION_LIMIT = re.compile(r"Only \d+ reflections allowed, stopping\.")
 # A request of the model that failed: the API's error, as litellm names its exceptions, an
 # exception aider caught while sending (`Unexpected error: …`, in versions of mid-2024; later
 # the traceback, see `_SEND_TRACEBACK`), or an answer the model's token limit cut off (aider
@@ -146,6 +156,11 @@ _FAILED_REQUEST = re.compile(
 # a message, then the exception's text again: a traceback is that only when its first frame is
 # the sending (other tracebacks are output: a linter's, a command's).
 _TRACEBACK = "Traceback (most recent call last):"
+# The exception's name a traceback ends with, its module's before it (`openai.APIError`; a
+# class made in a function `app.load.<locals>.BadConfig`).
+_EXCEPTION_NAME = re.compile(r"[A-Za-z_][\w.<>]*")
+# The most lines of an exception's text looked for again after its traceback.
+_EXCEPTION_LINES = 200
 _SEND_TRACEBACK = re.compile(r'> File ".+", line \d+, in send_message\s*')
 _FAILED_REQUEST_ENDS = re.compile(r"\(Y\)es/\(N\)o|Please answer with one of:|SEARCH/REPLACE block")
 # The commands that send their text to the model, which aider writes again as input; `/ok`
@@ -612,6 +627,8 @@ class _History:
         if not text:
             return
         first = block.lines[0]
+        if self._exception_text_continues(first, text):
+            return
         starts_error = first.startswith(_ERROR_STARTS) or _FAILED_REQUEST.match(first)
         if starts_error and first != _TRACEBACK:
             self._error(block.line, text)
@@ -649,6 +666,15 @@ class _History:
             self._answer_question(first)
             self._raw_line(block.line, text)
 
+    def _exception_text_continues(self, first: str, text: str) -> bool:
+        """A message of the exception a traceback's report awaits (the text after the
+        traceback's last frame, and that text again) joins it before anything else is read: a
+        line of it can read as an error's start (`litellm.APIError: …`, printed again)."""
+        last = self.events[-1] if self.events else None
+        if not isinstance(last, Error) or not last.message.startswith(_TRACEBACK):
+            return False
+        return not _repeats_exception(last.message) and self._error_continues(first, text)
+
     def _error_continues(self, first: str, text: str) -> bool:
         """A message after an error start that belongs to its report joins that error (only
         while nothing after the error was kept as aider output, so the order stays)."""
@@ -664,9 +690,13 @@ class _History:
                 return False
             last.message += "\n" + text
             return True
-        if not (first.startswith("https://aider.chat/") or "\n" in text or "SEARCH" in text):
-            return False
         if not last.message.startswith(_ERROR_STARTS):
+            return False
+        if last.message.startswith(_UPDATE_FAILED):
+            # aider writes the exception's text right after, each line a message.
+            if _REFLECTION_LIMIT.fullmatch(first):
+                return False
+        elif not (first.startswith("https://aider.chat/") or "\n" in text or "SEARCH" in text):
             return False
         last.message += "\n" + text
         self._error_report(text)
@@ -805,7 +835,9 @@ class _History:
 
 
 def _split_reasoning(lines: list[str], first: int) -> tuple[str, list[str], int]:
-    """(the reasoning an answer starts with, the rest, the line the rest starts on)."""
+    """(the reasoning an answer starts with, the rest, the line the rest starts on): what is
+    inside the `<think>` (or aider's `<thinking-content-…>`) block it opens with, or all before
+    a `</think>` left without its opener (see `_unopened_closer`)."""
     if not lines:
         return "", lines, first
     opening = lines[0].strip()
@@ -814,15 +846,49 @@ def _split_reasoning(lines: list[str], first: int) -> tuple[str, list[str], int]
             continue
         for index in range(len(lines)):
             if lines[index].strip().startswith(end):
-                reasoning = "\n".join(lines[1:index])
-                rest = lines[index + 1 :]
-                skipped = index + 1
-                while rest and not rest[0].strip():
-                    rest = rest[1:]
-                    skipped += 1
-                return reasoning, rest, first + skipped
+                return _after_reasoning(
+                    "\n".join(lines[1:index]), lines[index + 1 :], index + 1, first
+                )
         return "", lines, first
-    return "", lines, first
+    closer = _unopened_closer(lines)
+    if closer is None:
+        return "", lines, first
+    rest = lines[closer][len(_THINK_CLOSER) :].strip()
+    after = ([rest] if rest else []) + lines[closer + 1 :]
+    skipped = closer if rest else closer + 1
+    return _after_reasoning("\n".join(lines[:closer]), after, skipped, first)
+
+
+def _after_reasoning(
+    reasoning: str, rest: list[str], skipped: int, first: int
+) -> tuple[str, list[str], int]:
+    while rest and not rest[0].strip():
+        rest = rest[1:]
+        skipped += 1
+    return reasoning, rest, first + skipped
+
+
+def _unopened_closer(lines: list[str]) -> int | None:
+    """The index of the line a `</think>` without its opener starts, or None: some reasoning
+    models (DeepSeek R1 served with the opener in its prompt) write their reasoning, then
+    `</think>`, then the answer, and aider writes it so. Only a closer at the start of a line
+    outside a fence and a Markdown quote (its `>` lines and the lines that go on from them
+    without a blank line) counts, none after a `<think>`."""
+    end: str | None = None
+    quoted = False
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if end is not None:
+            if stripped.startswith(end):
+                end = None
+            continue
+        quoted = line.startswith(">") or (quoted and bool(stripped))
+        if line.startswith(_THINK_CLOSER) and not quoted:
+            return index
+        if "<think>" in line:
+            return None
+        end = _fence_end(stripped)
+    return None
 
 
 def _search_replace_blocks(lines: list[str]) -> list[_Edit]:
@@ -939,9 +1005,17 @@ def _plans(answer: str) -> set[str]:
 
 def _repeats_exception(report: str) -> bool:
     """Whether a traceback's report ends with the exception's text printed again after the
-    traceback's last line (`TypeError: bad operand`, then `bad operand`): the report is whole."""
-    lines = report.rsplit("\n", 2)
-    return len(lines) == 3 and bool(lines[2]) and lines[1].endswith(": " + lines[2])
+    traceback's last lines (`TypeError: bad operand`, then `bad operand`; a text of several
+    lines, each a message, comes again whole): the report is whole."""
+    lines = report.rsplit("\n", 2 * _EXCEPTION_LINES)
+    for count in range(1, min(len(lines) // 2, _EXCEPTION_LINES) + 1):
+        raised = len(lines) - 2 * count
+        name, colon, first = lines[raised].partition(": ")
+        if not colon or first != lines[raised + count] or not _EXCEPTION_NAME.fullmatch(name):
+            continue
+        if lines[raised + 1 : raised + count] == lines[raised + count + 1 :]:
+            return True
+    return False
 
 
 def _same_text(first: str, second: str) -> bool:
