@@ -2337,6 +2337,61 @@ def test_a_message_no_one_typed_in_the_session_is_no_prompt(tmp_path: Path) -> N
     assert 6 in raws
 
 
+def test_a_relayed_message_the_running_turn_took_in_is_no_prompt(tmp_path: Path) -> None:
+    """A teammate's message (or another session's) that reaches a working lead is queued and
+    taken into the running turn: a `remove` of reason `absorbed_mid_turn` naming it (builds
+    up to 2.1.42: its `enqueue` and a `remove` naming nothing) may be all the session holds
+    of it. It was read as a prompt, though its user record would not be; with its attachment
+    read first the remove stays raw as well. Prompts the person typed and that the turn took
+    in the same way, one quoting a teammate's message among them, stay prompts."""
+
+    def queue(operation: str, content: str | None = None, **extra: Any) -> dict[str, Any]:
+        record = {"type": "queue-operation", "operation": operation, "timestamp": "t"}
+        named = {} if content is None else {"content": content}
+        return record | {"sessionId": SID} | named | extra
+
+    def queued(prompt: str) -> dict[str, Any]:
+        attachment = {"type": "queued_command", "prompt": prompt, "commandMode": "prompt"}
+        return {**COMMON, "type": "attachment", "timestamp": "t", "attachment": attachment}
+
+    absorbed = {"reason": "absorbed_mid_turn"}
+    tester = (
+        '<teammate-message teammate_id="tester" color="blue" summary="Tests pass">\n'
+        "All 42 tests pass.\n</teammate-message>"
+    )
+    reviewer = '<teammate-message teammate_id="reviewer">One nit in parse.py.</teammate-message>'
+    session = '<cross-session-message from="docs">Docs are built.</cross-session-message>'
+    quoting = f"the tester said:\n{tester}\nso ship it"
+    records: list[Any] = [
+        user("u1", None, "Fix the parser.", "t"),
+        queue("enqueue", tester),
+        queue("remove", tester, **absorbed),  # 3
+        queue("enqueue", "and the docs"),
+        queue("remove", "and the docs", **absorbed),  # 5
+        queue("enqueue", session),
+        queue("remove", session, **absorbed),  # 7
+        queue("enqueue", quoting),
+        queue("remove", quoting, **absorbed),  # 9
+        queued(reviewer),
+        queue("remove", reviewer, **absorbed),  # 11
+        queue("enqueue", reviewer),
+        queue("remove"),  # 13
+        queue("enqueue", "then commit"),
+        queue("remove"),  # 15
+    ]
+    events = IMPORTER.parse(write(tmp_path / "q.jsonl", records)).events
+    assert [(u.text, u.source.line) for u in of(events, UserMessage)] == [
+        ("Fix the parser.", 1),
+        ("and the docs", 5),
+        (quoting, 9),
+        ("then commit", 15),
+    ]
+    relayed = "a message another Claude Code session or agent sent this one"
+    raws = {raw.source.line: raw.reason for raw in of(events, RawEvent)}
+    assert [line for line, reason in raws.items() if reason == relayed] == [3, 7, 11, 13]
+    assert len(raws) == len(records) - 4
+
+
 def another_session_then_own(origin: str) -> tuple[list[Any], list[Any]]:
     """The records of session `origin` (a request, a Write and its result) that a branched or
     forked session's file starts with, and that session's own (a request, a Write)."""

@@ -50,15 +50,16 @@ One JSON object a line, appended as the session runs. The records, by `type`:
   messages while it runs), `attachment` (context the harness attached: hook output, skill
   listings, a prompt queued while the agent worked), `queue-operation` (a `remove` of reason
   `absorbed_mid_turn` holds a prompt the running turn took in, which the attachment may
-  repeat before or after it: one prompt; one naming its text without a reason is no
-  prompt, which its attachment or its user record delivers; builds up to 2.1.42 write only
-  the `enqueue` that holds it and a `remove` naming nothing when the turn takes it, and a
-  `dequeue` when it is sent as a prompt of its own, a `popAll` when it goes back to the
-  input box), `last-prompt`,
-  `permission-mode`, `pr-link` (a pull request the session created or was linked to),
-  `frame-link` (a page the Artifact tool published: its `path`, `frameUrl` and `title`),
-  `teleported-from` (the first record of a session brought over from Claude Code on the web:
-  `remoteSessionId`, `branch`, `messageCount`; alone in the file when nothing followed).
+  repeat before or after it: one prompt, unless it relays a teammate's or another session's
+  message as a user record would (`<teammate-message …>`, kept raw); one naming its text
+  without a reason is no prompt, which its attachment or its user record delivers; builds up
+  to 2.1.42 write only the `enqueue` that holds it and a `remove` naming nothing when the
+  turn takes it, and a `dequeue` when it is sent as a prompt of its own, a `popAll` when it
+  goes back to the input box), `last-prompt`, `permission-mode`, `pr-link` (a pull request
+  the session created or was linked to), `frame-link` (a page the Artifact tool published:
+  its `path`, `frameUrl` and `title`), `teleported-from` (the first record of a session
+  brought over from Claude Code on the web: `remoteSessionId`, `branch`, `messageCount`;
+  alone in the file when nothing followed).
 * `file-history-snapshot` and (later 2.1 builds) `file-history-delta`: the backups kept for
   rewinding edits, outside the tree. A snapshot lists every file tracked for the prompt its
   `messageId` names (`snapshot.trackedFileBackups`); a delta adds one file's backup
@@ -969,10 +970,12 @@ class _FileReader:
         is written before or after the queue record, or not at all). Builds up to 2.1.42
         write such a `remove` with no content and no reason: it took the prompt queued
         first (`enqueue`) and not yet taken off the queue, a `dequeue` sending it as a
-        prompt of its own, a `popAll` back to the input box. A task's or agent's
-        notification leaves the queue without a record in some builds: a `remove` takes one
-        only when no prompt waits (the turn takes typed prompts first), but the removes of
-        one drain follow the queue's order (`_end_drain`)."""
+        prompt of its own, a `popAll` back to the input box. A teammate's or another
+        session's message taken in so (`<teammate-message …>`) is no prompt, as its user
+        record would not be. A task's or agent's notification leaves the queue without a
+        record in some builds: a `remove` takes one only when no prompt waits (the turn takes
+        typed prompts first), but the removes of one drain follow the queue's order
+        (`_end_drain`)."""
         operation = record.get("operation")
         text = _text_of(record.get("content"))
         waiting = self.waiting
@@ -998,10 +1001,14 @@ class _FileReader:
             waiting.remove(text)
         if operation != "remove" or not absorbed or not text.strip() or _is_queued_notice(text):
             self._emit(RawEvent, at, record=record, reason=_KEPT_RECORDS["queue-operation"])
-        elif self.queued_texts[text] > 0:
+            return
+        relayed = _relayed(record, text)
+        if self.queued_texts[text] > 0:
             self.queued_texts[text] -= 1
-            reason = "prompt queue operation (the absorbed prompt its attachment holds)"
+            reason = relayed or "prompt queue operation (the absorbed prompt its attachment holds)"
             self._emit(RawEvent, at, record=record, reason=reason)
+        elif relayed is not None:
+            self._emit(RawEvent, at, record=record, reason=relayed)
         else:
             self.absorbed.setdefault(text, []).append((len(self.out.events), at, record))
             self._user_text(at, text)
