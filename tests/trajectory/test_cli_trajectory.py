@@ -16,6 +16,19 @@ from typing import Any
 
 import pygit2
 import pytest
+from test_import_atif import TERMINUS_AGENT, TERMINUS_DONE, TERMINUS_FIRST, terminus_step
+from test_import_atif import trajectory as atif_trajectory
+from test_import_codex import (
+    call_output,
+    event,
+    function_call,
+    message,
+    meta,
+    said,
+    turn_context,
+    wrapped_output,
+)
+from test_import_codex import write as write_rollout
 from test_importing import MODEL, SESSION_A, SESSION_B, START, Claude, simple_session
 from test_sessions import qwen_session
 
@@ -205,6 +218,82 @@ def test_an_import_problem_is_shown_with_its_line(stet: Run, root: Path, tmp_pat
     (problem,) = document["problems"]
     assert problem["source"] == "cut.jsonl" and problem["line"] == len(session.records) + 1
     assert problem["message"].startswith("not JSON: ")
+
+
+def stored_events(root: Path, document: dict[str, Any]) -> list[dict[str, Any]]:
+    """The events an import wrote, as events.jsonl holds them."""
+    lines = (root / document["folder"] / "events.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def test_a_codex_rollout_with_phases_is_stored_with_them_and_valid(
+    stet: Run, root: Path, tmp_path: Path
+) -> None:
+    """A rollout of Codex 0.104+ marks each assistant message `commentary` or `final_answer`:
+    imported through the command line, events.jsonl holds each agent_message once with its
+    phase under Stet's name (`final` for `final_answer`), and the trajectory is valid."""
+    records = [
+        meta(cwd=str(root), cli_version="0.104.0"),
+        event({"type": "task_started", "turn_id": "t1"}),
+        turn_context(),
+        message("user", "Fix the cart total"),
+        said("Looking at cart.py first.", "commentary"),
+        event(
+            {"type": "agent_message", "message": "Looking at cart.py first.", "phase": "commentary"}
+        ),
+        function_call("shell", json.dumps({"command": ["cat", "cart.py"]}), "call_1"),
+        call_output("call_1", wrapped_output("total = 1\n", 0)),
+        said("The total now starts at 0.", "final_answer"),
+        event({"type": "task_complete", "turn_id": "t1"}),
+    ]
+    document = imported(stet, root, write_rollout(tmp_path / "rollout.jsonl", records))
+    assert (document["format"], document["problems"]) == ("codex", [])
+    agents = [e for e in stored_events(root, document) if e["kind"] == "agent_message"]
+    assert [(e["text"], e["phase"]) for e in agents] == [
+        ("Looking at cart.py first.", "commentary"),
+        ("The total now starts at 0.", "final"),
+    ]
+    folder = root / document["folder"]
+    code, out, err = stet("trajectory", "validate", str(folder))
+    assert (code, out, err) == (0, "", f"{folder}: valid\n")
+
+
+def test_an_atif_trajectory_of_terminus_replies_is_stored_as_its_calls(
+    stet: Run, root: Path, tmp_path: Path
+) -> None:
+    """Terminus 2 run with its JSON parser keeps each reply as an ATIF step's message:
+    imported through the command line, events.jsonl holds each command as a `bash_command`
+    call, the completion as a `mark_task_complete` call, and the screen after them as their
+    result, and the trajectory is valid."""
+    steps = [
+        {"step_id": 1, "source": "user", "message": "Fix the build"},
+        terminus_step(2, json.dumps(TERMINUS_FIRST, indent=2), "root@box:/app# ls\ntask.md"),
+        terminus_step(3, json.dumps(TERMINUS_DONE), "root@box:/app#"),
+    ]
+    source = tmp_path / "trajectory.json"
+    source.write_text(json.dumps(atif_trajectory(steps, agent=TERMINUS_AGENT), indent=2))
+    document = imported(stet, root, source)
+    assert (document["format"], document["problems"]) == ("atif", [])
+    events = stored_events(root, document)
+    calls = [(e["call_id"], e["name"], e.get("input")) for e in events if e["kind"] == "tool_call"]
+    assert calls == [
+        ("terminus-1-1", "bash_command", {"keystrokes": "ls -la\n", "duration": 0.1}),
+        ("terminus-1-2", "bash_command", {"keystrokes": "cat task.md\n", "duration": 0.5}),
+        ("terminus-2-done", "mark_task_complete", None),  # an empty input is not written
+    ]
+    results = [(e["call_id"], e["output"]) for e in events if e["kind"] == "tool_result"]
+    assert results == [
+        ("terminus-1-2", "root@box:/app# ls\ntask.md"),
+        ("terminus-2-done", "root@box:/app#"),
+    ]
+    messages = [e["text"] for e in events if e["kind"] == "agent_message"]
+    assert messages == [
+        "A fresh shell in /app.\n\nList the files, then read the task.",
+        "The tests pass.",
+    ]
+    folder = root / document["folder"]
+    code, out, err = stet("trajectory", "validate", str(folder))
+    assert (code, out, err) == (0, "", f"{folder}: valid\n")
 
 
 # -- list, show, render ----------------------------------------------------------------------

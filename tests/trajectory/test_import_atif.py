@@ -1044,6 +1044,32 @@ def test_equal_metrics_after_a_result_without_an_id_are_a_request_of_their_own(
     assert parsed.dropped["repeated_metrics"] == 0
 
 
+def terminus_step(number: int, message: str, screen: str) -> dict[str, Any]:
+    """A step of Terminus 2 run with its JSON parser: the reply as the message, no calls, and
+    the terminal's screen after its commands as the observation."""
+    return {
+        "step_id": number,
+        "source": "agent",
+        "message": message,
+        "observation": {"results": [{"content": screen}]},
+        "metrics": {"prompt_tokens": 900 + number, "completion_tokens": 30},
+    }
+
+
+# Terminus 2's replies: one running two commands, one saying the task is complete.
+TERMINUS_FIRST = {
+    "analysis": "A fresh shell in /app.",
+    "plan": "List the files, then read the task.",
+    "commands": [
+        {"keystrokes": "ls -la\n", "duration": 0.1},
+        {"keystrokes": "cat task.md\n", "duration": 0.5},
+    ],
+    "task_complete": False,
+}
+TERMINUS_DONE = {"analysis": "The tests pass.", "plan": "", "commands": [], "task_complete": "true"}
+TERMINUS_AGENT = {"name": "terminus-2", "version": "2.0.0", "model_name": "anthropic/claude-x"}
+
+
 def test_a_terminus_reply_written_as_text_is_its_calls(tmp_path: Path) -> None:
     """Terminus 2 run with its JSON parser keeps each reply, a JSON object, as the step's
     message with no calls: its analysis and plan are the message, each command a
@@ -1051,26 +1077,8 @@ def test_a_terminus_reply_written_as_text_is_its_calls(tmp_path: Path) -> None:
     screen answers the last command (the completion when it ran none); the calls' ids number
     the replies read so. A message that is more than such a reply stays a message, and so
     does a reply Terminus refused (a required field missing: it ran none of its commands)."""
-
-    def reply(number: int, message: str, screen: str) -> dict[str, Any]:
-        return {
-            "step_id": number,
-            "source": "agent",
-            "message": message,
-            "observation": {"results": [{"content": screen}]},
-            "metrics": {"prompt_tokens": 900 + number, "completion_tokens": 30},
-        }
-
-    first = {
-        "analysis": "A fresh shell in /app.",
-        "plan": "List the files, then read the task.",
-        "commands": [
-            {"keystrokes": "ls -la\n", "duration": 0.1},
-            {"keystrokes": "cat task.md\n", "duration": 0.5},
-        ],
-        "task_complete": False,
-    }
-    done = {"analysis": "The tests pass.", "plan": "", "commands": [], "task_complete": "true"}
+    reply = terminus_step
+    first, done = TERMINUS_FIRST, TERMINUS_DONE
     unplanned = {"analysis": "Clean up.", "commands": [{"keystrokes": "rm -rf build\n"}]}
     refused = {**unplanned, "plan": "Remove it.", "commands": [{"keystrokes": "rm -rf b\n"}]}
     refusal = "Previous response had parsing errors:\nERROR: Missing required fields: plan"
@@ -1083,8 +1091,8 @@ def test_a_terminus_reply_written_as_text_is_its_calls(tmp_path: Path) -> None:
         reply(6, 'Here it is: {"analysis": "x", "commands": []}', "root@box:/app#"),
         reply(7, json.dumps({**done, "commands": ["ls"]}), "root@box:/app#"),
     ]
-    agent = {"name": "terminus-2", "version": "2.0.0", "model_name": "anthropic/claude-x"}
-    parsed = ATIF.parse(write(tmp_path / "trajectory.json", trajectory(steps, agent=agent)))
+    document = trajectory(steps, agent=TERMINUS_AGENT)
+    parsed = ATIF.parse(write(tmp_path / "trajectory.json", document))
     assert [m.text for m in of(parsed.events, "agent_message")] == [
         "A fresh shell in /app.\n\nList the files, then read the task.",
         json.dumps(unplanned),
