@@ -655,8 +655,13 @@ _COMPARING_CALLS = (
     "string.equals(",
     "objects.equals(",
 )
-# Go's testify takes its test first: `assert.Equal(t, token, "…")`, `require.Equal(s.T(), …)`.
-_TEST_FIRST = r"(?:[A-Za-z]{1,8}(?:\.T\(\))?,[ \t]{0,4})?"
+# The call and its first arguments; Go's testify takes its test first (`assert.Equal(t, token,
+# "…")`, `require.Equal(s.T(), …)`).
+_COMPARING_CALL = (
+    r"(?i:"
+    + "|".join(re.escape(call) for call in _COMPARING_CALLS)
+    + r")[ \t]{0,4}(?:[A-Za-z]{1,8}(?:\.T\(\))?,[ \t]{0,4})?"
+)
 _ESCAPED_LITERAL = (
     r"\\{0,8}(?P<quote>[\"'`])" + _DIGIT_OR_BOTH_CASES + r"(?P<secret>[^\"'`\\\s]{6,400})"
     r"\\{0,8}(?P=quote)"
@@ -664,10 +669,7 @@ _ESCAPED_LITERAL = (
 COMPARED_IN_A_CALL = Rule(
     name="secret-assignment",
     pattern=lazy(
-        r"(?i:"
-        + "|".join(re.escape(call) for call in _COMPARING_CALLS)
-        + r")[ \t]{0,4}"
-        + _TEST_FIRST
+        _COMPARING_CALL
         + r"\$?(?P<key>"
         + CREDENTIAL_KEY
         + r")(?:\(\))?[ \t]{0,4},[ \t]{0,4}"
@@ -719,15 +721,7 @@ LITERAL_COMPARED = Rule(
 )
 LITERAL_IN_A_CALL = Rule(
     name="secret-assignment",
-    pattern=lazy(
-        r"(?i:"
-        + "|".join(re.escape(call) for call in _COMPARING_CALLS)
-        + r")[ \t]{0,4}"
-        + _TEST_FIRST
-        + _ESCAPED_LITERAL
-        + r"[ \t]{0,4},"
-        + _COMPARED_NAME
-    ),
+    pattern=lazy(_COMPARING_CALL + _ESCAPED_LITERAL + r"[ \t]{0,4}," + _COMPARED_NAME),
     anchors=_COMPARING_CALLS,
     reach=560,
     check=_generic_check,
