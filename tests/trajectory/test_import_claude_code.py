@@ -281,7 +281,8 @@ def test_sniff_leaves_other_formats_alone() -> None:
         '{"trajectory": [], "history": [{"role": "system", "content": "x"}], "info": {}}',
         "# aider chat started at 2025-01-01 10:00:00\n\n#### fix the bug\n",
         json.dumps({"timestamp": "t", "sessionId": "s", "message": {"role": "assistant"}}),
-        '{"type":"system","subtype":"init","session_id":"s","cwd":"/w"}',
+        # Qwen Code's headless output, shaped as Claude Code's
+        '{"type":"system","subtype":"init","session_id":"s","qwen_code_version":"0.14.0"}',
         "",
     ]
     for head in heads:
@@ -2553,3 +2554,104 @@ def test_subagents_no_call_started_stand_where_they_ran(seed: int) -> None:
         blocks.append((start, len(events), rng.choice(times)))
     placed = by_time(list(events), blocks)
     assert [id(e) for e in placed] == [id(e) for e in _moved_one_by_one(events, blocks)]
+
+
+def _headless_run(result: dict[str, Any], session: str = SID) -> list[dict[str, Any]]:
+    """`claude -p --output-format stream-json --verbose`, as Claude Code 2.0 prints it: an
+    `init` record, the run's replies and tool results (`session_id`, no `parentUuid`), pieces
+    of a reply as it streamed (`--include-partial-messages`), and the run's `result`."""
+    keys = {"session_id": session, "parent_tool_use_id": None}
+    usage = {"input_tokens": 3, "output_tokens": 8, "cache_creation_input_tokens": 1200}
+    model = "claude-sonnet-4-5-20250929"
+    return [
+        {
+            "type": "system",
+            "subtype": "init",
+            "cwd": "/home/ada/src/app",
+            "tools": ["Bash", "Read", "Edit"],
+            "model": model,
+            "permissionMode": "acceptEdits",
+            "claude_code_version": "2.0.62",
+            **keys,
+        },
+        {
+            "type": "stream_event",
+            "event": {"type": "content_block_delta", "delta": {"type": "text_delta"}},
+            **keys,
+        },
+        {
+            "type": "assistant",
+            "message": {
+                "id": "msg_01A",
+                "role": "assistant",
+                "model": model,
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_01X",
+                        "name": "Bash",
+                        "input": {"command": "ls"},
+                    }
+                ],
+                "usage": usage,
+            },
+            **keys,
+        },
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_01X", "content": "src"}],
+            },
+            **keys,
+        },
+        {
+            "type": "assistant",
+            "message": {
+                "id": "msg_01B",
+                "role": "assistant",
+                "model": model,
+                "content": [{"type": "text", "text": "One folder: src."}],
+                "usage": usage,
+            },
+            **keys,
+        },
+        {"type": "result", "num_turns": 2, "result": "One folder: src.", **keys, **result},
+    ]
+
+
+def test_a_headless_runs_output_is_a_session_with_its_cost_and_failure(tmp_path: Path) -> None:
+    """A headless run's stream (no session keys but `session_id`) was a Claude Code session
+    only when its records carried a `uuid` (later builds), its `result` an unknown record and
+    its streamed pieces one raw event each. The run's reported cost is session_end's, a
+    failed run is an error saying why, and streamed pieces are counted as left out."""
+    done = _headless_run({"subtype": "success", "is_error": False, "total_cost_usd": 0.0123})
+    path = write(tmp_path / "run.jsonl", done)
+    assert detect(path).name == "claude-code"
+    parsed = IMPORTER.parse(path)
+    events = parsed.events
+    (start,) = of(events, SessionStart)
+    assert (start.harness_version, start.cwd) == ("2.0.62", "/home/ada/src/app")
+    assert [call.name for call in of(events, ToolCall)] == ["Bash"]
+    assert [message.text for message in of(events, AgentMessage)] == ["One folder: src."]
+    assert of(events, SessionEnd)[0].cost_usd == 0.0123
+    assert not of(events, Error)
+    assert [raw.reason for raw in of(events, RawEvent)] == [
+        "harness notice (init)",
+        "a headless run's result",
+    ]
+    assert parsed.dropped["partial_message"] == 1
+
+    failed = _headless_run(
+        {"subtype": "error_max_turns", "is_error": True, "total_cost_usd": 0.5, "result": ""}
+    )
+    (error,) = of(IMPORTER.parse(write(tmp_path / "failed.jsonl", failed)).events, Error)
+    assert error.message == "the run stopped at its limit of turns (error_max_turns)"
+    listed = _headless_run({"subtype": "error_during_execution", "errors": ["Boom", " "]})
+    (error,) = of(IMPORTER.parse(write(tmp_path / "listed.jsonl", listed)).events, Error)
+    assert error.message == "the run failed (error_during_execution): Boom"
+
+    # Two runs saved in one file: each total counts one run, so neither is the session's.
+    twice = [*done, *_headless_run({"subtype": "success", "total_cost_usd": 0.02})]
+    events = IMPORTER.parse(write(tmp_path / "twice.jsonl", twice)).events
+    assert of(events, SessionEnd)[0].cost_usd is None

@@ -46,6 +46,17 @@ One JSON object a line, appended as the session runs. The records, by `type`:
   `cost-state` (the session's running cost as the harness counts it, its side requests to
   other models included: the last one is the session's reported cost when no request
   follows it, and when it knows every model's cost).
+* A headless run's output (`claude -p --output-format stream-json --verbose`, and the Agent
+  SDK's messages) writes the same `user`, `assistant` and `system` records without the
+  session's keys (`session_id` where a session writes `sessionId`), a `system` `init` record
+  first (its `claude_code_version` the harness's version), and a `result` record at the end
+  of each run: its `total_cost_usd` is the run's whole cost as the harness counts it (as a
+  `cost-state`'s, when the file holds one run), and a run that failed (`is_error`, a subtype
+  other than `success`: `error_max_turns`, `error_during_execution`, `error_max_budget_usd`)
+  is an error saying why; the record stays raw beside them (its `result` repeats the last
+  message). The pieces of replies it streams (`stream_event`, with
+  `--include-partial-messages`) are counted in `dropped.partial_message`: each reply's
+  records follow whole.
 * `progress` (hook, bash, MCP and subagent progress; `agent_progress` carries a subagent's
   messages while it runs), `attachment` (context the harness attached: hook output, skill
   listings, a prompt queued while the agent worked), `queue-operation` (a `remove` of reason
@@ -149,7 +160,13 @@ from stet_lsp.trajectory.importers.claude_code_changes import (
     tool_of_result,
 )
 from stet_lsp.trajectory.importers.edits import change_fields
-from stet_lsp.trajectory.importers.fields import cost_field, mapping, text_field, whole_count
+from stet_lsp.trajectory.importers.fields import (
+    cost_field,
+    mapping,
+    sequence,
+    text_field,
+    whole_count,
+)
 from stet_lsp.trajectory.importers.files import file_digest, jsonl_records, open_text
 from stet_lsp.trajectory.importers.qwen_code import is_qwen_record
 from stet_lsp.trajectory.importers.shell_moves import moved_paths
@@ -161,6 +178,7 @@ _RECORD_TYPES = frozenset(
         "user",
         "assistant",
         "system",
+        "result",
         "summary",
         "progress",
         "attachment",
@@ -190,9 +208,19 @@ _RECORD_TYPES = frozenset(
         "speculation-accept",
     }
 )
+# Qwen Code's headless output is shaped as Claude Code's, its `init` naming its own version.
+_QWEN_RUN = "qwen_code_version"
 _LEADING_TYPE = re.compile(r'\{\s*"type"\s*:\s*"([a-z-]+)"')
 # Keys only Claude Code's records carry next to `type` (other JSONL formats have none of them).
-_RECORD_KEYS = ("sessionId", "parentUuid", "uuid", "leafUuid", "messageId", "remoteSessionId")
+_RECORD_KEYS = (
+    "sessionId",
+    "session_id",
+    "parentUuid",
+    "uuid",
+    "leafUuid",
+    "messageId",
+    "remoteSessionId",
+)
 
 # Records kept as they are, with what they are.
 _KEPT_RECORDS = {
@@ -251,14 +279,15 @@ class ClaudeCodeImporter:
 
     def sniff(self, head: str) -> bool:
         """A JSONL file whose first records are Claude Code's: a known `type` beside one of
-        its own keys (sessionId, parentUuid, uuid, leafUuid, messageId) and no `payload`
+        its own keys (sessionId, a headless run's session_id, parentUuid, uuid, leafUuid,
+        messageId) and no `payload`
         (Codex rollouts wrap everything in one) or `projectHash` (a Gemini CLI session's
         metadata, whose messages may name their sessionId too), and none of Qwen Code's,
         which have Claude Code's keys around a Gemini API message (`is_qwen_record`)."""
         records, cut = head_records(head)
         known = False
         for value in records:
-            if isinstance(value, dict) and is_qwen_record(value):
+            if isinstance(value, dict) and (is_qwen_record(value) or _QWEN_RUN in value):
                 return False  # whatever came before: Qwen's first records may be as Claude's
             if known:
                 continue  # read on only for Qwen's
@@ -327,6 +356,7 @@ class _Transcript:
     model: str | None = None
     first_prompt: str | None = None
     cost_usd: float | None = None  # the session's cost as its last cost-state record counts it
+    runs: int = 0  # a headless run's `result` records
     uuids: set[str] = field(default_factory=set)
     summaries: list[tuple[str | None, str]] = field(default_factory=list)
     titles: dict[str, str] = field(default_factory=dict)
@@ -617,6 +647,12 @@ class _FileReader:
             self._attachment(at, record)
         elif kind == "queue-operation":
             self._queue_operation(at, record)
+        elif kind == "result":
+            self._run_result(at, record)
+        elif kind == "stream_event":
+            # A piece of a reply as it streamed (`--include-partial-messages`): the reply's
+            # own records follow whole.
+            self.shared.dropped["partial_message"] += 1
         elif kind in _KEPT_RECORDS:
             self._note_title(kind, record)
             if kind == "cost-state":
@@ -637,7 +673,9 @@ class _FileReader:
             out.uuids.add(uuid)
         # The last: a continued conversation starts with records copied from the one before.
         out.session_id = _str(record.get("sessionId")) or out.session_id
-        out.version = out.version or _str(record.get("version"))
+        out.version = (
+            out.version or _str(record.get("version")) or _str(record.get("claude_code_version"))
+        )
         self.record_cwd = _str(record.get("cwd")) or self.record_cwd
         out.cwd = out.cwd or self.record_cwd
         # Outside a git repository 2.0 builds write an empty gitBranch.
@@ -662,6 +700,19 @@ class _FileReader:
         known = record.get("hasUnknownModelCost") is not True
         cost = cost_field(record.get("totalCostUSD"))
         self.out.cost_usd = cost if known and cost is not None and cost >= 0 else None
+
+    def _run_result(self, at: _At, record: dict[str, Any]) -> None:
+        """The end of a headless run: its whole cost as the harness counts it, as a
+        `cost-state`'s (none when the file holds several runs, whose totals each count one,
+        or once a request follows it), and an error when the run failed."""
+        out = self.out
+        out.runs += 1
+        cost = cost_field(record.get("total_cost_usd"))
+        out.cost_usd = cost if out.runs == 1 and cost is not None and cost >= 0 else None
+        subtype = _str(record.get("subtype"))
+        if record.get("is_error") is True or (subtype is not None and subtype != "success"):
+            self._emit(Error, at, message=_failed_run(record, subtype))
+        self._emit(RawEvent, at, record=record, reason="a headless run's result")
 
     def _message(self, at: _At, record: dict[str, Any]) -> None:
         message = record.get("message")
@@ -1493,6 +1544,26 @@ def _subagent_event(
         description=description,
         abandoned=call.abandoned if call else False,
     )
+
+
+_FAILED_RUNS = {
+    "error_max_turns": "the run stopped at its limit of turns",
+    "error_max_budget_usd": "the run stopped at its budget",
+    "error_during_execution": "the run failed",
+    "error_max_structured_output_retries": "the run gave up on its structured output",
+}
+
+
+def _failed_run(record: dict[str, Any], subtype: str | None) -> str:
+    """What a failed headless run's `result` record says: its errors (later builds list them),
+    else its result's text, else what its subtype means."""
+    errors = [error for error in sequence(record.get("errors")) if isinstance(error, str)]
+    said = "; ".join(error for error in errors if error.strip()) or (
+        _str(record.get("result")) or ""
+    )
+    meaning = _FAILED_RUNS.get(subtype or "", "the run failed")
+    detail = f" ({subtype})" if subtype else ""
+    return f"{meaning}{detail}: {said}" if said.strip() else f"{meaning}{detail}"
 
 
 def _session_start(main: _Transcript) -> SessionStart:
