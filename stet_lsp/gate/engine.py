@@ -19,7 +19,13 @@ from stet_lsp.gate.keynames import (
 )
 from stet_lsp.gate.patterns import LazyPattern
 from stet_lsp.gate.prefilter import AnchorHit, Prefilter, ascii_lower, prefilter_for
-from stet_lsp.gate.rules import METADATA_KEY_SUFFIXES, RULES, Rule, env_value_rule
+from stet_lsp.gate.rules import (
+    EXPECTATION,
+    METADATA_KEY_SUFFIXES,
+    RULES,
+    Rule,
+    env_value_rule,
+)
 from stet_lsp.gate.spans import Span
 
 _IDENTIFIER_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
@@ -42,8 +48,7 @@ _BEGIN = itemgetter(0)
 _OPERATOR_AFTER = (
     r'(?:(?:\\{1,64}+"|[^=:]){0,8}[=:]'
     r"|(?:\[[0-9]{0,6}\])?[ \t]{0,2}[({][ \t]{0,2}(?:u8|[LuU])?\\{0,64}+[\"']"
-    r"|[\"'\]\\]{0,8}\)\.(?:not\.)?to(?:Be|Equal|StrictEqual|(?:_not)?[ \t]{1,4}eq)[ \t(]{1,2}"
-    r"\\{0,64}+[\"'])"
+    r"|[\"'\]\\()]{0,8}(?:" + EXPECTATION + r")[ \t]{0,4}\\{0,64}+[\"'])"
 )
 _OPERATOR_FOLLOWS = re.compile(_OPERATOR_AFTER)
 _KEY_THEN_OPERATOR = re.compile(r"[A-Za-z0-9_.\-]{0,128}+(?=" + _OPERATOR_AFTER + ")")
@@ -855,7 +860,7 @@ class RuleScanner:
         start, end = match.span("secret")
         key = match.group("compared")
         value = self.text[start:end]
-        if syntax.names_itself(key, value) or not self._judge(priority, rule, value, key):
+        if not self._judge(priority, rule, value, key) or syntax.names_itself(key, value):
             return False
         self.spans.append(Span(start, end, rule.name, priority, rule.replacement, rule.prefix))
         if end > self._covered_until.get(priority, -1):

@@ -600,11 +600,19 @@ GENERIC_ASSIGNMENT = Rule(
 # credential's name either.
 _OPERATORS = ("==", "!=", "~=")
 _OPERATOR = r"(?:={2,3}|!={1,2}|~=)"
+# A test's expectation of what stands before it: Jest's `.toBe(`, `.not.toEqual(`,
+# `.resolves.toStrictEqual(`, chai's `.to.equal(`, `.to.eq(`, AssertJ's `.isEqualTo(`, RSpec's
+# `.to eq `, `.to eql(`, kotest's `shouldBe` (after the `)` of `expect(…)`, `assertThat(…)`).
+EXPECTATION = (
+    r"\.(?:(?:resolves|rejects|not|to)\.){0,2}(?:toBe|toEqual|toStrictEqual|isEqualTo|eql?|equal)\("
+    r"|\.to(?:_not)?[ \t]{1,4}eql?(?:\(|[ \t])|[ \t]{1,4}shouldBe[ \t]{1,4}"
+)
 _COMPARED = (
     r"(?:\(\))?(?:\}[\"']?[ \t]{1,4}=(?!=)|[\"'\])}]{0,3}(?:[ \t]{0,4}"
     + _OPERATOR
-    + r"|\.equals(?:IgnoreCase)?\(|\.(?:not\.)?to(?:Be|Equal|StrictEqual)\("
-    + r"|\.to(?:_not)?[ \t]{1,4}eq(?:\(|[ \t])))[ \t]{0,4}"
+    + r"|\.equals(?:IgnoreCase)?\(|"
+    + EXPECTATION
+    + r"))[ \t]{0,4}"
 )
 _LITERAL_CHARACTER = r"[^\"'`\r\n]{0,400}?"
 _DIGIT_OR_BOTH_CASES = (
@@ -654,6 +662,12 @@ _COMPARING_CALLS = (
     "assert.arenotequal(",
     "string.equals(",
     "objects.equals(",
+    "assertsame(",
+    "assertnotsame(",
+    "expect_eq(",
+    "assert_eq(",
+    "expect_streq(",
+    "assert_streq(",
 )
 # The call and its first arguments; Go's testify takes its test first (`assert.Equal(t, token,
 # "…")`, `require.Equal(s.T(), …)`).
@@ -683,15 +697,16 @@ COMPARED_IN_A_CALL = Rule(
 # The same literals written first (`"…" == token`, `"…".equals(apiKey)`, `"…" ===
 # process.env.API_TOKEN`, `"…" == os.getenv("API_TOKEN")`, `compare_digest("…", token)`):
 # the name after the literal is its key (`compared`), judged as a name before its value is.
+# A call's name is no credential's (`"…" == tokenizer.decode(ids)`), nor is an element's.
 _COMPARED_NAME = (
-    r"[ \t]{0,4}\$?(?:[A-Za-z_][A-Za-z0-9_.]{0,40}[(\[]\\{0,8}[\"']?)?(?P<compared>"
-    + CREDENTIAL_KEY
-    + r")(?![A-Za-z0-9_])"
+    r"[ \t]{0,4}(?:\$this->|[$&])?(?:[A-Za-z_][A-Za-z0-9_.]{0,40}[(\[]\\{0,8}[\"']?)?"
+    r"(?P<compared>" + CREDENTIAL_KEY + r")(?:\(\))?(?![A-Za-z0-9_.\-(\[])"
 )
 LITERAL_COMPARED = Rule(
     name="secret-assignment",
     pattern=lazy(
-        r"(?<![A-Za-z0-9_])"
+        # Not after a backslash: the literal's escapes are read from the first.
+        r"(?<![A-Za-z0-9_\\])"
         + _ESCAPED_LITERAL
         + r"(?:[ \t]{0,4}"
         + _OPERATOR
@@ -704,19 +719,21 @@ LITERAL_COMPARED = Rule(
         *(
             quote + blank + operator
             for quote in "\"'`"
-            for blank in ("", " ")
+            for blank in ("", " ", "  ", "\t")
             for operator in _OPERATORS
         ),
         '".equals',
         "'.equals",
     ),
-    lead=200,
+    lead=460,
     reach=140,
     check=_generic_check,
+    # A name holding one of the words an assignment's name is read for.
     after=lazy(
-        r"(?:=|(?:IgnoreCase)?\()?[ \t]{0,4}\$?"
-        r"(?:[A-Za-z_][A-Za-z0-9_.]{0,40}[(\[]\\{0,8}[\"']?)?"
-        r"[A-Za-z0-9_.\-]{0,40}?(?i:" + SECRET_KEY_WORDS + ")"
+        r"(?:=|(?:IgnoreCase)?\()?[ \t]{0,4}(?:\$this->|[$&])?"
+        r"(?:[A-Za-z_][A-Za-z0-9_.]{0,40}[(\[]\\{0,8}[\"']?)?[A-Za-z0-9_.\-]{0,40}?(?i:"
+        + "|".join(re.escape(word) for word in GENERIC_ASSIGNMENT.anchors)
+        + ")"
     ),
 )
 LITERAL_IN_A_CALL = Rule(

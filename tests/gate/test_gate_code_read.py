@@ -100,6 +100,13 @@ def test_a_format_string_or_a_pattern_is_no_value(code: str) -> None:
         '    expect(tokens).toEqual(["a", "b"]);\n',
         '    assert.Equal(t, "Bearer", tokenType)\n',
         '    assert.equal(token.kind, "Punctuator");\n',
+        # a call's or an element's value, and names the assignments' anchors do not read
+        'assert "Hello,world2" == tokenizer.decode([15496, 11, 995])\n',
+        'assertEquals("user-123", tokenService.getSubject(jwt));\n',
+        'if ("Qwen2.5-7B" == token.get("typ")) {\n',
+        'assert "a94a8fe5ccb19ba61c4c0873d391e987982fbbd3" == sha1_password(pw)\n',
+        'if ("RSA-OAEP-256" == encryptionKey.alg) {\n',
+        'if ("claude-3-opus".equals(signingKey.alg)) {\n',
     ],
 )
 def test_a_type_test_or_a_name_of_a_credential_is_no_value(code: str) -> None:
@@ -134,6 +141,10 @@ def test_a_type_test_or_a_name_of_a_credential_is_no_value(code: str) -> None:
 )
 def test_code_text_is_no_value(code: str) -> None:
     _left_whole(code)
+
+
+# A literal longer than the 200 characters a literal first was first read within.
+_LONG = "Xk9mQ2vLp8rT4wZ3nB7cE1" * 12
 
 
 @pytest.mark.parametrize(
@@ -176,6 +187,19 @@ def test_code_text_is_no_value(code: str) -> None:
         ('if (string.Equals(token, "Xk9mQ2vLp8rT4wZ3nB")) {\n', "Xk9mQ2vLp8rT4wZ3nB"),
         ('if (Objects.equals("Xk9mQ2vLp8rT4wZ3nB", apiKey)) {\n', "Xk9mQ2vLp8rT4wZ3nB"),
         ('assertEquals("Xk9mQ2vLp8rT4wZ3nB", token);\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        ("if ('Xk9mQ2vLp8rT4wZ3nB' === $this->apiKey) {\n", "Xk9mQ2vLp8rT4wZ3nB"),
+        ('if "Xk9mQ2vLp8rT4wZ3nB"  == token:\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        ('if "' + _LONG + '" == token:\n', _LONG),
+        (
+            'expect(localStorage.getItem("token")).toBe("Xk9mQ2vLp8rT4wZ3nB");\n',
+            "Xk9mQ2vLp8rT4wZ3nB",
+        ),
+        ('expect(getToken()).resolves.toBe("Xk9mQ2vLp8rT4wZ3nB");\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        ('expect(token).to.equal("Xk9mQ2vLp8rT4wZ3nB");\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        ('assertThat(apiKey).isEqualTo("Xk9mQ2vLp8rT4wZ3nB");\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        ('token shouldBe "Xk9mQ2vLp8rT4wZ3nB"\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        ('EXPECT_EQ(token, "Xk9mQ2vLp8rT4wZ3nB");\n', "Xk9mQ2vLp8rT4wZ3nB"),
+        ('$this->assertSame("Xk9mQ2vLp8rT4wZ3nB", $apiKey);\n', "Xk9mQ2vLp8rT4wZ3nB"),
         ('token = "#Xk9mQ2vLp8rT"\n', "#Xk9mQ2vLp8rT"),
         ("API_TOKEN = '#fptvlapfqpyydwh'\n", "#fptvlapfqpyydwh"),
         ('{"password": "#silvermountain"}\n', "#silvermountain"),
