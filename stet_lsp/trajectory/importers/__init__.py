@@ -15,6 +15,7 @@ _MODULES = {
     "atif": "stet_lsp.trajectory.importers.atif",
     "claude-code": "stet_lsp.trajectory.importers.claude_code",
     "codex": "stet_lsp.trajectory.importers.codex",
+    "codex-exec": "stet_lsp.trajectory.importers.codex_exec",
     "gemini-cli": "stet_lsp.trajectory.importers.gemini",
     "qwen-code": "stet_lsp.trajectory.importers.qwen_code",
     "openhands": "stet_lsp.trajectory.importers.openhands",

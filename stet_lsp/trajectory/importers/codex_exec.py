@@ -1,0 +1,398 @@
+"""The JSONL event stream `codex exec --json` prints (what CI jobs and wrappers such as the Codex
+GitHub Action capture), as codex-rs/exec/src/exec_events.rs defines it: one `ThreadEvent` a
+line, tagged by `type`. It is not a rollout (those are `codex.py`'s): the prompt, the model,
+the working folder and the times are not in it.
+
+* `thread.started` (`thread_id`, in some versions `timestamp`): the session's id. A later one
+  (a resumed or another run printed into the same file) is kept raw.
+* `turn.started`: counted in `dropped.turn_marker`.
+* `turn.completed` (`usage`: `input_tokens`, which include `cached_input_tokens`, and
+  `output_tokens`): a Usage event of the turn. Codex prints the thread's running totals there,
+  so a later turn of the same thread counts what its totals grew by; the number of model
+  requests is not said.
+* `turn.failed` (`error.message`) and `error` (`message`): Error events.
+* `item.started`, `item.updated`, `item.completed` (`item`: `id`, `type` and the fields of its
+  type): an item is imported as it completed; each earlier state of it is counted in
+  `dropped.repeated_item`, and an item that never completed (the stream cut short) is
+  imported from its last state, a call then without its result. By `item.type`:
+  `agent_message` and `plan` (`text`) are agent messages, `reasoning` (`text`, the readable
+  summary) reasoning; `command_execution` (`command`, `aggregated_output`, `exit_code`,
+  `status` in_progress, completed, failed or declined) a `shell` call and its result, headed
+  `Exit code: N` as Codex shows the model, failed when the status is not `completed` or the
+  exit code is not 0; `file_change` (`changes`: `path`, `kind` add, delete or update, and in
+  later versions `diff`: a new or deleted file's text, an update's hunks; `status`) an
+  `apply_patch` call, its result and, when it applied, a FileChange of each file (without a
+  diff where the stream holds none); `mcp_tool_call` (`server`, `tool`, `arguments`,
+  `result`, `error`, `status`) an `mcp__server__tool` call and its result; `web_search`
+  (`query`, later `action`) a `web_search` call; `todo_list` (`items`: `text`, `completed`)
+  an `update_plan` call, the plan as the turn left it; `error` (`message`) an Error.
+  Other item types (`collab_tool_call`, ones added later) are kept raw.
+* `item.plan.delta` (a plan's text streamed in pieces, which its `plan` item holds whole):
+  counted in `dropped.repeated_event`; `request_user_input` and unknown types are kept raw.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.trajectory import events as ev
+from stet_lsp.trajectory.importers import head_records
+from stet_lsp.trajectory.importers.base import ParsedSession
+from stet_lsp.trajectory.importers.diffs import file_diff, hunks_diff
+from stet_lsp.trajectory.importers.edits import change_fields
+from stet_lsp.trajectory.importers.fields import (
+    as_text,
+    count_field,
+    mapping,
+    sequence,
+    text_field,
+)
+from stet_lsp.trajectory.importers.files import file_digest, jsonl_records
+
+FORMAT = "codex-exec"
+
+_ITEM_EVENTS = frozenset({"item.started", "item.updated", "item.completed"})
+_EVENT_TYPES = frozenset(
+    {
+        "thread.started",
+        "turn.started",
+        "turn.completed",
+        "turn.failed",
+        "item.plan.delta",
+        "request_user_input",
+        "error",
+        *_ITEM_EVENTS,
+    }
+)
+_OPERATIONS = {"add": "create", "delete": "delete", "update": "modify"}
+_USAGE_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens")
+
+Record = dict[str, Any]
+
+
+class CodexExecImporter:
+    name = FORMAT
+    label = "Codex exec --json event stream"
+
+    def sniff(self, head: str) -> bool:
+        """JSONL whose first records are all thread events (a `type` exec_events.rs names and
+        nothing a rollout record wraps in `payload`), one of them in a shape only that stream
+        has: a thread's start with its id, a turn's start, end or failure, or an item."""
+        records, _ = head_records(head.lstrip("\ufeff"))
+        if not records:
+            return False
+        for record in records:
+            if not isinstance(record, dict) or record.get("type") not in _EVENT_TYPES:
+                return False
+            if "payload" in record:
+                return False
+        return any(_is_thread_event(record) for record in records)
+
+    def parse(self, path: Path) -> ParsedSession:
+        return _Reader(path).read()
+
+
+IMPORTERS = {FORMAT: CodexExecImporter()}
+
+
+def _is_thread_event(record: Record) -> bool:
+    kind = record["type"]
+    if kind == "thread.started":
+        return isinstance(record.get("thread_id"), str)
+    if kind == "turn.started":
+        return record.keys() == {"type"}
+    if kind == "turn.completed":
+        return isinstance(record.get("usage"), dict)
+    if kind == "turn.failed":
+        return isinstance(record.get("error"), dict)
+    if kind in _ITEM_EVENTS:
+        item = record.get("item")
+        return isinstance(item, dict) and isinstance(item.get("id"), str) and "type" in item
+    return False
+
+
+@dataclass
+class _Pending:
+    """An item started or updated that has not completed yet: its last state."""
+
+    line: int
+    item: Record
+
+
+@dataclass
+class _Reader:
+    path: Path
+    parsed: ParsedSession = field(init=False)
+    line: int = 0
+    pending: dict[str, _Pending] = field(default_factory=dict)
+    totals: tuple[int, int, int] | None = None
+    started: bool = False
+
+    def __post_init__(self) -> None:
+        self.parsed = ParsedSession(format=FORMAT, session_id="")
+
+    @property
+    def source(self) -> str:
+        return self.path.name
+
+    def read(self) -> ParsedSession:
+        records = list(jsonl_records(self.path, self.source, self.parsed.problems))
+        if not records:
+            raise StetError(f"{self.path}: no codex exec events could be read")
+        self.parsed.sources[self.source] = self.path
+        first = next(
+            (r for _, r in records if isinstance(r, dict) and r.get("type") == "thread.started"),
+            {},
+        )
+        self.parsed.session_id = text_field(first.get("thread_id")) or file_digest(self.path)
+        self.line = records[0][0]
+        self.emit(ev.SessionStart, harness="codex", time=text_field(first.get("timestamp")))
+        for line, record in records:
+            self.line = line
+            self.record(record)
+        self.unfinished()
+        self.line = records[-1][0]
+        self.emit(ev.SessionEnd)
+        return self.parsed
+
+    def emit(self, kind: type[ev.EventBase], time: str | None = None, **fields: Any) -> None:
+        self.parsed.emit(kind, ev.SourceRef(file=self.source, line=self.line), time, **fields)
+
+    def raw(self, record: Any, reason: str) -> None:
+        self.emit(ev.RawEvent, record=record, reason=reason)
+
+    def record(self, record: Any) -> None:
+        kind = record.get("type") if isinstance(record, dict) else None
+        if kind == "thread.started":
+            self.thread_started(record)
+        elif kind == "turn.started":
+            self.parsed.dropped["turn_marker"] += 1
+        elif kind == "turn.completed":
+            self.unfinished()
+            self.turn_completed(record)
+        elif kind == "turn.failed":
+            self.unfinished()
+            self.error(mapping(record.get("error")), record)
+        elif kind == "error":
+            self.error(record, record)
+        elif kind in _ITEM_EVENTS and isinstance(record.get("item"), dict):
+            self.item_event(kind, record["item"], record)
+        elif kind == "item.plan.delta":
+            self.parsed.dropped["repeated_event"] += 1  # its plan item holds the whole text
+        elif kind == "request_user_input":
+            self.raw(record, "the model's request for the user's input")
+        else:
+            self.raw(record, "event of a type not known here")
+
+    def unfinished(self) -> None:
+        """The items of a turn that ended (or of a stream cut short) without completing, from
+        their last state: Codex completes every item it finishes before the turn's end."""
+        line = self.line
+        for pending in self.pending.values():
+            self.line = pending.line
+            self.item(pending.item, finished=False)
+        self.pending.clear()
+        self.line = line
+
+    def thread_started(self, record: Record) -> None:
+        if self.started:
+            self.raw(record, "a thread started again in the same stream (a resumed run)")
+            if text_field(record.get("thread_id")) != self.parsed.session_id:
+                self.totals = None  # another thread: its token totals start anew
+        self.started = True
+
+    def turn_completed(self, record: Record) -> None:
+        usage = record.get("usage")
+        if not isinstance(usage, dict):
+            self.raw(record, "turn end without its usage")
+            return
+        figures = (
+            count_field(usage.get("input_tokens")),
+            count_field(usage.get("cached_input_tokens")),
+            count_field(usage.get("output_tokens")),
+        )
+        grown = self.totals is not None and all(
+            now >= before for now, before in zip(figures, self.totals, strict=True)
+        )
+        base = self.totals if grown and self.totals is not None else (0, 0, 0)
+        self.totals = figures
+        input_tokens, cached, output_tokens = (
+            now - before for now, before in zip(figures, base, strict=True)
+        )
+        self.emit(
+            ev.Usage,
+            input_tokens=max(input_tokens - cached, 0),
+            cache_read_tokens=cached,
+            output_tokens=output_tokens,
+            requests=None,
+        )
+
+    def error(self, error: Record, record: Record) -> None:
+        message = text_field(error.get("message"))
+        if message is None:
+            self.raw(record, "error without its message")
+        else:
+            self.emit(ev.Error, message=message)
+
+    def item_event(self, kind: str, item: Record, record: Record) -> None:
+        item_id = text_field(item.get("id"))
+        earlier = self.pending.pop(item_id, None) if item_id else None
+        if earlier is not None:
+            self.parsed.dropped["repeated_item"] += 1  # a state this one supersedes
+        if kind == "item.completed":
+            self.item(item, finished=True, record=record)
+        elif item_id is not None:
+            self.pending[item_id] = _Pending(self.line, item)
+        else:
+            self.raw(record, "item without its id")
+
+    def item(self, item: Record, finished: bool, record: Record | None = None) -> None:
+        handler = _ITEM_HANDLERS.get(text_field(item.get("type")) or "")
+        if handler is None:
+            self.raw(record or item, "item of a type not known here")
+        else:
+            handler(self, item, finished)
+
+    # --- items -----------------------------------------------------------------------------
+
+    def agent_message(self, item: Record, finished: bool) -> None:
+        text = text_field(item.get("text"))
+        if text is not None:
+            self.emit(ev.AgentMessage, text=text)
+        else:
+            self.parsed.dropped["empty_message"] += 1
+
+    def reasoning(self, item: Record, finished: bool) -> None:
+        text = text_field(item.get("text"))
+        if text is not None and text.strip():
+            self.emit(ev.Reasoning, text=text)
+        else:
+            self.parsed.dropped["empty_reasoning"] += 1
+
+    def command_execution(self, item: Record, finished: bool) -> None:
+        call_id = self.call(item, "shell", {"command": as_text(item.get("command"))})
+        status = item.get("status")
+        if not finished or status == "in_progress":
+            return
+        exit_code = item.get("exit_code")
+        output = as_text(item.get("aggregated_output"))
+        if isinstance(exit_code, int) and not isinstance(exit_code, bool):
+            output = f"Exit code: {exit_code}\nOutput:\n{output}"
+        ok = status == "completed" and exit_code in (0, None)
+        self.emit(ev.ToolResult, call_id=call_id, ok=ok, output=output)
+
+    def file_change(self, item: Record, finished: bool) -> None:
+        changes = [change for change in sequence(item.get("changes")) if isinstance(change, dict)]
+        listed = [{"path": c.get("path"), "kind": c.get("kind")} for c in changes]
+        call_id = self.call(item, "apply_patch", {"changes": listed})
+        status = item.get("status")
+        if not finished or status == "in_progress":
+            return
+        applied = status == "completed"
+        self.emit(ev.ToolResult, call_id=call_id, ok=applied, output="")
+        for change in changes if applied else ():
+            fields = _change_fields(change)
+            if fields is None:
+                self.raw(change, "file change of a kind not known here")
+            else:
+                self.emit(ev.FileChange, call_id=call_id, **fields)
+
+    def mcp_tool_call(self, item: Record, finished: bool) -> None:
+        server = text_field(item.get("server")) or "unknown"
+        tool = text_field(item.get("tool")) or "unknown"
+        arguments = item.get("arguments")
+        tool_input = arguments if isinstance(arguments, dict) else {"arguments": arguments}
+        call_id = self.call(item, f"mcp__{server}__{tool}", tool_input)
+        status = item.get("status")
+        if not finished or status == "in_progress":
+            return
+        error = mapping(item.get("error"))
+        if error:
+            output = as_text(error.get("message"))
+        else:
+            output = _mcp_output(mapping(item.get("result")))
+        ok = status == "completed" and not error
+        self.emit(ev.ToolResult, call_id=call_id, ok=ok, output=output)
+
+    def web_search(self, item: Record, finished: bool) -> None:
+        """A search Codex ran: the stream keeps what was asked, not what was found."""
+        tool_input: dict[str, Any] = {"query": as_text(item.get("query"))}
+        if isinstance(item.get("action"), dict | str):
+            tool_input["action"] = item["action"]
+        self.call(item, "web_search", tool_input)
+
+    def todo_list(self, item: Record, finished: bool) -> None:
+        """The agent's plan (what its `update_plan` calls set), as the turn left it."""
+        steps = [
+            {
+                "step": as_text(step.get("text")),
+                "status": "completed" if step.get("completed") is True else "pending",
+            }
+            for step in sequence(item.get("items"))
+            if isinstance(step, dict)
+        ]
+        self.call(item, "update_plan", {"plan": steps})
+
+    def error_item(self, item: Record, finished: bool) -> None:
+        self.error(item, item)
+
+    def call(self, item: Record, name: str, tool_input: dict[str, Any]) -> str:
+        call_id = text_field(item.get("id")) or f"{name}@{self.line}"
+        self.emit(ev.ToolCall, call_id=call_id, name=name, input=tool_input)
+        return call_id
+
+
+_ITEM_HANDLERS = {
+    "agent_message": _Reader.agent_message,
+    "plan": _Reader.agent_message,
+    "reasoning": _Reader.reasoning,
+    "command_execution": _Reader.command_execution,
+    "file_change": _Reader.file_change,
+    "mcp_tool_call": _Reader.mcp_tool_call,
+    "web_search": _Reader.web_search,
+    "todo_list": _Reader.todo_list,
+    "error": _Reader.error_item,
+}
+
+
+def _change_fields(change: Record) -> dict[str, Any] | None:
+    """FileChange fields of one change of a file_change item; None for a kind not known. A
+    `diff` (later versions) is an added file's text, a deleted file's text or an update's
+    hunks; without it the change has no diff."""
+    path = text_field(change.get("path"))
+    operation = _OPERATIONS.get(text_field(change.get("kind")) or "")
+    if path is None or operation is None:
+        return None
+    text = text_field(change.get("diff"))
+    if text is None:
+        return change_fields(path, operation)
+    if operation == "create":
+        return change_fields(path, operation, file_diff(path, None, text), content=text)
+    if operation == "delete":
+        return change_fields(path, operation, file_diff(path, text, None))
+    hunks = text.find("@@")
+    if hunks < 0:
+        return change_fields(path, operation)
+    return change_fields(path, operation, hunks_diff(path, text[hunks:]))
+
+
+def _mcp_output(result: Record) -> str:
+    """An MCP result's text: its text content blocks, else its content or structured content
+    as JSON."""
+    blocks = sequence(result.get("content"))
+    texts = [
+        block["text"]
+        for block in blocks
+        if isinstance(block, dict)
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
+    ]
+    if texts and len(texts) == len(blocks):
+        return "\n".join(texts)
+    if blocks:
+        return as_text(blocks)
+    structured = result.get("structured_content")
+    return "" if structured is None else as_text(structured)

@@ -1,0 +1,376 @@
+"""The `codex exec --json` event stream: hand-written streams in the shapes
+codex-rs/exec/src/exec_events.rs serialises (serde's field names, `type` tags, nulls for
+options), one item of every type."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import SAMPLES
+
+from stet_lsp.core.errors import StetError
+from stet_lsp.trajectory.events import (
+    AgentMessage,
+    Error,
+    EventBase,
+    FileChange,
+    RawEvent,
+    Reasoning,
+    SessionEnd,
+    SessionStart,
+    ToolCall,
+    ToolResult,
+    Usage,
+    event_json,
+)
+from stet_lsp.trajectory.importers import FORMATS, detect, importer
+from stet_lsp.trajectory.importers.codex_exec import IMPORTERS
+
+EXEC = IMPORTERS["codex-exec"]
+THREAD = "0199a213-81c0-7800-8aa1-bbab2a035a53"
+REPO = "/home/runner/work/shop/shop"
+
+
+def item(kind: str, item_id: str, state: str = "completed", **fields: Any) -> dict[str, Any]:
+    return {"type": f"item.{state}", "item": {"id": item_id, "type": kind, **fields}}
+
+
+def command(text: str, output: str, code: int | None, status: str) -> dict[str, Any]:
+    return {
+        "command": text,
+        "aggregated_output": output,
+        "exit_code": code,
+        "status": status,
+    }
+
+
+def usage(input_tokens: int, cached: int, output: int) -> dict[str, Any]:
+    return {
+        "type": "turn.completed",
+        "usage": {
+            "input_tokens": input_tokens,
+            "cached_input_tokens": cached,
+            "output_tokens": output,
+        },
+    }
+
+
+LS = "/bin/bash -lc 'ls src'"
+STREAM: list[dict[str, Any]] = [
+    {"type": "thread.started", "thread_id": THREAD},
+    {"type": "turn.started"},
+    item("reasoning", "item_0", text="**Looking at the cart module**"),
+    item("command_execution", "item_1", "started", **command(LS, "", None, "in_progress")),
+    item("command_execution", "item_1", **command(LS, "cart.py\n", 0, "completed")),
+    item("todo_list", "item_2", "started", items=[{"text": "Fix total", "completed": False}]),
+    item(
+        "file_change",
+        "item_3",
+        changes=[
+            {"path": f"{REPO}/src/cart.py", "kind": "update"},
+            {"path": f"{REPO}/src/tax.py", "kind": "add"},
+            {"path": f"{REPO}/src/old.py", "kind": "delete"},
+        ],
+        status="completed",
+    ),
+    item(
+        "mcp_tool_call",
+        "item_4",
+        server="docs",
+        tool="search",
+        arguments={"q": "rounding"},
+        result={"content": [{"type": "text", "text": "Use Decimal."}], "structured_content": None},
+        error=None,
+        status="completed",
+    ),
+    item("web_search", "item_5", query="python decimal rounding"),
+    item(
+        "command_execution",
+        "item_6",
+        **command("/bin/bash -lc pytest", "1 failed\n", 1, "failed"),
+    ),
+    item("error", "item_7", message="command timed out"),
+    item("todo_list", "item_2", "updated", items=[{"text": "Fix total", "completed": True}]),
+    item("todo_list", "item_2", items=[{"text": "Fix total", "completed": True}]),
+    item("agent_message", "item_8", text="The total now rounds half up."),
+    usage(1200, 200, 345),
+]
+
+
+def _parse(folder: Path, records: list[Any]) -> list[EventBase]:
+    return EXEC.parse(jsonl(folder / "exec.jsonl", records)).events
+
+
+def jsonl(path: Path, records: list[Any], tail: str = "") -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records) + tail, encoding="utf-8")
+    return path
+
+
+def of(events: list[EventBase], kind: type[EventBase]) -> list[Any]:
+    return [event for event in events if isinstance(event, kind)]
+
+
+@pytest.fixture
+def parsed(tmp_path: Path) -> Any:
+    return EXEC.parse(jsonl(tmp_path / "exec.jsonl", STREAM))
+
+
+def test_the_session_is_the_thread(parsed: Any) -> None:
+    start = parsed.events[0]
+    assert isinstance(start, SessionStart)
+    assert (parsed.format, parsed.session_id, start.harness) == ("codex-exec", THREAD, "codex")
+    assert {event.session for event in parsed.events} == {THREAD}
+    assert isinstance(parsed.events[-1], SessionEnd)
+    assert parsed.problems == []
+
+
+def test_every_item_type_becomes_its_events(parsed: Any) -> None:
+    kinds = [event.kind for event in parsed.events]
+    assert kinds == [
+        "session_start",
+        "reasoning",
+        "tool_call",  # ls
+        "tool_result",
+        "tool_call",  # apply_patch
+        "tool_result",
+        "file_change",
+        "file_change",
+        "file_change",
+        "tool_call",  # mcp
+        "tool_result",
+        "tool_call",  # web search
+        "tool_call",  # pytest
+        "tool_result",
+        "error",
+        "tool_call",  # the plan as the turn left it
+        "agent_message",
+        "usage",
+        "session_end",
+    ]
+    assert [r.text for r in of(parsed.events, Reasoning)] == ["**Looking at the cart module**"]
+    assert [a.text for a in of(parsed.events, AgentMessage)] == ["The total now rounds half up."]
+    calls = {call.call_id: (call.name, call.input) for call in of(parsed.events, ToolCall)}
+    assert calls == {
+        "item_1": ("shell", {"command": LS}),
+        "item_3": (
+            "apply_patch",
+            {
+                "changes": [
+                    {"path": f"{REPO}/src/cart.py", "kind": "update"},
+                    {"path": f"{REPO}/src/tax.py", "kind": "add"},
+                    {"path": f"{REPO}/src/old.py", "kind": "delete"},
+                ]
+            },
+        ),
+        "item_4": ("mcp__docs__search", {"q": "rounding"}),
+        "item_5": ("web_search", {"query": "python decimal rounding"}),
+        "item_6": ("shell", {"command": "/bin/bash -lc pytest"}),
+        "item_2": ("update_plan", {"plan": [{"step": "Fix total", "status": "completed"}]}),
+    }
+    assert [e.message for e in of(parsed.events, Error)] == ["command timed out"]
+
+
+def test_command_results_carry_the_exit_code_and_fail_when_it_is_not_zero(parsed: Any) -> None:
+    results = {r.call_id: (r.ok, r.output) for r in of(parsed.events, ToolResult)}
+    assert results["item_1"] == (True, "Exit code: 0\nOutput:\ncart.py\n")
+    assert results["item_6"] == (False, "Exit code: 1\nOutput:\n1 failed\n")
+    assert results["item_4"] == (True, "Use Decimal.")
+    assert results["item_3"] == (True, "")
+
+
+def test_a_declined_command_or_one_that_failed_to_start_fails(tmp_path: Path) -> None:
+    """A command the approval policy declined, or one that could not start, has no exit
+    code: its status says it failed."""
+    records = [
+        {"type": "thread.started", "thread_id": THREAD},
+        item("command_execution", "item_0", **command("rm -rf /", "", None, "declined")),
+        item("command_execution", "item_1", **command("nope", "", None, "failed")),
+    ]
+    assert [r.ok for r in _parse(tmp_path, records) if isinstance(r, ToolResult)] == [
+        False,
+        False,
+    ]
+
+
+def test_file_changes_name_their_operation_and_hold_no_diff(parsed: Any) -> None:
+    changes = [(c.path, c.operation, c.diff, c.call_id) for c in of(parsed.events, FileChange)]
+    assert changes == [
+        (f"{REPO}/src/cart.py", "modify", "", "item_3"),
+        (f"{REPO}/src/tax.py", "create", "", "item_3"),
+        (f"{REPO}/src/old.py", "delete", "", "item_3"),
+    ]
+    lines = [json.loads(event_json(c)) for c in of(parsed.events, FileChange)]
+    assert all("diff" not in line and "content" not in line for line in lines)
+
+
+def test_a_patch_that_failed_changes_no_file(tmp_path: Path) -> None:
+    records = [
+        {"type": "thread.started", "thread_id": THREAD},
+        item(
+            "file_change", "item_0", changes=[{"path": "/r/a.py", "kind": "add"}], status="failed"
+        ),
+    ]
+    events = _parse(tmp_path, records)
+    assert [(r.call_id, r.ok) for r in of(events, ToolResult)] == [("item_0", False)]
+    assert of(events, FileChange) == []
+
+
+def test_later_versions_diffs_are_kept(tmp_path: Path) -> None:
+    """Codex's app server gives each change a `diff`: an added file's text, a deleted file's
+    text, an update's hunks."""
+    changes = [
+        {"path": "/r/new.py", "kind": "add", "diff": "x = 1\n"},
+        {"path": "/r/gone.py", "kind": "delete", "diff": "y = 2\n"},
+        {"path": "/r/cart.py", "kind": "update", "diff": "@@ -1 +1 @@\n-total = 1\n+total = 0\n"},
+    ]
+    records = [item("file_change", "item_0", changes=changes, status="completed")]
+    found = {c.path: c for c in of(_parse(tmp_path, records), FileChange)}
+    assert (found["/r/new.py"].content, found["/r/new.py"].added) == ("x = 1\n", 1)
+    assert found["/r/new.py"].diff.startswith("--- /dev/null\n+++ b//r/new.py\n@@ -0,0 +1 @@")
+    assert (found["/r/gone.py"].removed, found["/r/gone.py"].added) == (1, 0)
+    assert found["/r/cart.py"].diff.endswith("@@ -1 +1 @@\n-total = 1\n+total = 0\n")
+    assert (found["/r/cart.py"].added, found["/r/cart.py"].removed) == (1, 1)
+    assert found["/r/cart.py"].anchored
+
+
+def test_started_and_updated_items_are_counted_as_repeats(parsed: Any) -> None:
+    # item_1 started once; item_2 (the plan) started and updated before it completed.
+    assert parsed.dropped["repeated_item"] == 3
+    assert parsed.dropped["turn_marker"] == 1
+
+
+def test_turn_usage_splits_the_cached_input_and_has_no_cost(parsed: Any) -> None:
+    (turn,) = of(parsed.events, Usage)
+    assert (turn.input_tokens, turn.cache_read_tokens, turn.output_tokens) == (1000, 200, 345)
+    assert (turn.cost_usd, turn.requests) == (None, None)
+
+
+def test_a_resumed_threads_turn_counts_what_its_totals_grew_by(tmp_path: Path) -> None:
+    """Codex prints the thread's running totals at each turn's end."""
+    records = [
+        {"type": "thread.started", "thread_id": THREAD},
+        usage(1000, 100, 50),
+        {"type": "thread.started", "thread_id": THREAD},
+        usage(2500, 900, 80),
+        {"type": "thread.started", "thread_id": "another"},
+        usage(300, 0, 10),
+    ]
+    events = _parse(tmp_path, records)
+    figures = [(u.input_tokens, u.cache_read_tokens, u.output_tokens) for u in of(events, Usage)]
+    assert figures == [(900, 100, 50), (700, 800, 30), (300, 0, 10)]
+    assert [r.reason for r in of(events, RawEvent)] == [
+        "a thread started again in the same stream (a resumed run)"
+    ] * 2
+
+
+def test_a_failed_turn_and_a_stream_error_are_errors(tmp_path: Path) -> None:
+    records = [
+        {"type": "thread.started", "thread_id": THREAD},
+        {"type": "turn.started"},
+        item("command_execution", "item_0", "started", **command(LS, "", None, "in_progress")),
+        {"type": "error", "message": "stream disconnected before completion"},
+        {"type": "turn.failed", "error": {"message": "exceeded retry limit, last status: 429"}},
+    ]
+    events = _parse(tmp_path, records)
+    assert [e.message for e in of(events, Error)] == [
+        "stream disconnected before completion",
+        "exceeded retry limit, last status: 429",
+    ]
+    # The command that never completed is its call, without a result, before the failure.
+    assert [(e.kind, e.source.line) for e in events[1:-1]] == [
+        ("error", 4),
+        ("tool_call", 3),
+        ("error", 5),
+    ]
+    assert of(events, ToolResult) == []
+
+
+def test_malformed_and_truncated_lines_are_problems_and_the_import_goes_on(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "cut.jsonl"
+    lines = [json.dumps(r) for r in STREAM[:3]]
+    path.write_text(
+        "\n".join([lines[0], "{not json", *lines[1:]])
+        + "\n"
+        + '{"type":"item.completed","item":{"id":"item_9","type":"agent_mess',
+        encoding="utf-8",
+    )
+    session = EXEC.parse(path)
+    assert [(p.line, p.message.split(":")[0]) for p in session.problems] == [
+        (2, "not JSON"),
+        (5, "not JSON"),
+    ]
+    assert [r.text for r in of(session.events, Reasoning)] == ["**Looking at the cart module**"]
+    assert session.events[-1].source.line == 4
+
+
+def test_unknown_events_and_items_are_kept_raw(tmp_path: Path) -> None:
+    later = {"type": "thread.archived", "thread_id": THREAD}
+    collab = item("collab_tool_call", "item_0", tool="spawn_agent", status="completed")
+    records = [{"type": "thread.started", "thread_id": THREAD}, later, collab]
+    raws = of(_parse(tmp_path, records), RawEvent)
+    assert [(r.record, r.source.line) for r in raws] == [(later, 2), (collab, 3)]
+    assert [r.reason for r in raws] == [
+        "event of a type not known here",
+        "item of a type not known here",
+    ]
+
+
+def test_every_event_names_its_source_line(parsed: Any) -> None:
+    lines = [(event.kind, event.source.line) for event in parsed.events]
+    assert lines[:4] == [
+        ("session_start", 1),
+        ("reasoning", 3),
+        ("tool_call", 5),
+        ("tool_result", 5),
+    ]
+    assert lines[-2:] == [("usage", 15), ("session_end", 15)]
+    assert {event.source.file for event in parsed.events} == {"exec.jsonl"}
+
+
+def test_a_stream_without_its_thread_start_is_named_by_its_digest(tmp_path: Path) -> None:
+    session = EXEC.parse(jsonl(tmp_path / "tail.jsonl", STREAM[2:4]))
+    assert len(session.session_id) == 16 and session.session_id != THREAD
+
+
+def test_a_file_of_no_events_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(StetError):
+        EXEC.parse(jsonl(tmp_path / "empty.jsonl", [], "not json\n"))
+
+
+# -- detection --------------------------------------------------------------------------------
+
+
+def test_sniff_claims_the_stream_from_any_of_its_first_events() -> None:
+    head = "".join(json.dumps(r) + "\n" for r in STREAM[:4])
+    assert EXEC.sniff(head)
+    assert EXEC.sniff(json.dumps(STREAM[1]) + "\n" + json.dumps(STREAM[2]) + "\n")
+    assert EXEC.sniff(json.dumps(usage(1, 0, 1)) + "\n")
+    assert not EXEC.sniff('{"type": "error", "message": "x"}\n')  # says nothing of its own
+    assert not EXEC.sniff('{"timestamp":"t","type":"session_meta","payload":{"id":"x"}}\n')
+    assert not EXEC.sniff('{"type":"turn.started","payload":{}}\n')
+    assert not EXEC.sniff('{"type":"user","uuid":"u","sessionId":"s"}\n')
+    assert not EXEC.sniff("")
+    assert importer("codex-exec").label == "Codex exec --json event stream"
+
+
+def test_no_other_importer_claims_the_stream(tmp_path: Path) -> None:
+    head = "".join(json.dumps(r) + "\n" for r in STREAM[:4])
+    for name in FORMATS:
+        if name != "codex-exec":
+            assert not importer(name).sniff(head), name
+    assert detect(jsonl(tmp_path / "exec.jsonl", STREAM)).name == "codex-exec"
+
+
+def test_codex_rollouts_still_detect_as_codex() -> None:
+    folder = SAMPLES / "codex"
+    rollouts = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+    if not rollouts:
+        pytest.skip("the public Codex rollout samples are not here")
+    for rollout in rollouts:
+        assert not EXEC.sniff(Path(rollout).read_text(encoding="utf-8")[:65536]), rollout
+        assert detect(rollout).name == "codex", rollout
