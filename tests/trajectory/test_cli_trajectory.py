@@ -29,6 +29,7 @@ from test_import_codex import (
     wrapped_output,
 )
 from test_import_codex import write as write_rollout
+from test_import_codex_exec import command, item, usage
 from test_importing import MODEL, SESSION_A, SESSION_B, START, Claude, simple_session
 from test_sessions import qwen_session
 
@@ -291,6 +292,48 @@ def test_an_atif_trajectory_of_terminus_replies_is_stored_as_its_calls(
         "A fresh shell in /app.\n\nList the files, then read the task.",
         "The tests pass.",
     ]
+    folder = root / document["folder"]
+    code, out, err = stet("trajectory", "validate", str(folder))
+    assert (code, out, err) == (0, "", f"{folder}: valid\n")
+
+
+def test_a_codex_exec_stream_is_stored_with_relative_paths_and_valid(
+    stet: Run, root: Path, tmp_path: Path
+) -> None:
+    """What `codex exec --json` printed in a CI job, its paths absolute in the repository:
+    imported through the command line, its file changes and the patch's call name the files
+    relative to it, the failed command's result is failed, and the trajectory is valid."""
+    records = [
+        {"type": "thread.started", "thread_id": "0199a213-81c0-7800-8aa1-bbab2a035a53"},
+        {"type": "turn.started"},
+        item(
+            "command_execution", "item_0", "started", **command("pytest", "", None, "in_progress")
+        ),
+        item("command_execution", "item_0", **command("pytest", "1 failed\n", 1, "failed")),
+        item(
+            "file_change",
+            "item_1",
+            changes=[{"path": f"{root}/src/cart.py", "kind": "update"}],
+            status="completed",
+        ),
+        item("agent_message", "item_2", text=f"Fixed {root}/src/cart.py."),
+        usage(1200, 200, 345),
+    ]
+    source = tmp_path / "codex-exec.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in records))
+    document = imported(stet, root, source)
+    assert (document["format"], document["problems"]) == ("codex-exec", [])
+    events = stored_events(root, document)
+    assert events[0]["harness"] == "codex"
+    changes = [
+        (e["path"], e["operation"], "diff" in e) for e in events if e["kind"] == "file_change"
+    ]
+    assert changes == [("src/cart.py", "modify", False)]
+    calls = [e["input"] for e in events if e["kind"] == "tool_call" and e["name"] == "apply_patch"]
+    assert calls == [{"changes": [{"path": "src/cart.py", "kind": "update"}]}]
+    results = [(e["call_id"], e.get("ok", True)) for e in events if e["kind"] == "tool_result"]
+    assert results == [("item_0", False), ("item_1", True)]
+    assert [e["text"] for e in events if e["kind"] == "agent_message"] == ["Fixed src/cart.py."]
     folder = root / document["folder"]
     code, out, err = stet("trajectory", "validate", str(folder))
     assert (code, out, err) == (0, "", f"{folder}: valid\n")
