@@ -310,11 +310,13 @@ def test_malformed_and_truncated_lines_are_problems_and_the_import_goes_on(
 
 def test_unknown_events_and_items_are_kept_raw(tmp_path: Path) -> None:
     later = {"type": "thread.archived", "thread_id": THREAD}
+    listed = {"type": ["turn.started"]}
     collab = item("collab_tool_call", "item_0", tool="spawn_agent", status="completed")
-    records = [{"type": "thread.started", "thread_id": THREAD}, later, collab]
+    records = [{"type": "thread.started", "thread_id": THREAD}, later, listed, collab]
     raws = of(_parse(tmp_path, records), RawEvent)
-    assert [(r.record, r.source.line) for r in raws] == [(later, 2), (collab, 3)]
+    assert [(r.record, r.source.line) for r in raws] == [(later, 2), (listed, 3), (collab, 4)]
     assert [r.reason for r in raws] == [
+        "event of a type not known here",
         "event of a type not known here",
         "item of a type not known here",
     ]

@@ -85,7 +85,7 @@ class CodexExecImporter:
         if not records:
             return False
         for record in records:
-            if not isinstance(record, dict) or record.get("type") not in _EVENT_TYPES:
+            if not isinstance(record, dict) or text_field(record.get("type")) not in _EVENT_TYPES:
                 return False
             if "payload" in record:
                 return False
@@ -165,7 +165,7 @@ class _Reader:
         self.emit(ev.RawEvent, record=record, reason=reason)
 
     def record(self, record: Any) -> None:
-        kind = record.get("type") if isinstance(record, dict) else None
+        kind = text_field(record.get("type")) if isinstance(record, dict) else None
         if kind == "thread.started":
             self.thread_started(record)
         elif kind == "turn.started":
