@@ -1777,3 +1777,278 @@ x = 2
         "Copied code context to clipboard.",
         "Only 3 reflections allowed, stopping.",
     ]
+
+
+FAILED_EDIT = """# aider chat started at 2025-06-02 11:00:00
+
+> Aider v0.84.0¶
+> Main model: gpt-4o with diff edit format¶
+
+#### fix it¶
+
+main.py
+```python
+<<<<<<< SEARCH
+x = 1
+=======
+x = 2
+>>>>>>> REPLACE
+```
+
+> Exception while updating files:¶
+"""
+
+
+@pytest.mark.parametrize(
+    ("after", "text", "output"),
+    [
+        (
+            # Interrupted while sending the model the exception (a public 0.51 history).
+            "> argument of type 'NoneType' is not iterable¶\n>¶\n>¶\n> ^C again to exit¶\n"
+            ">¶\n>¶\n> ^C KeyboardInterrupt¶\n",
+            ["argument of type 'NoneType' is not iterable"],
+            ["^C again to exit"],
+        ),
+        (
+            "> [Errno 28] No space left on device¶\n"
+            "> Unable to commit: Cmd('git') failed due to: exit code(128)¶\n"
+            "> Only 3 reflections allowed, stopping.¶\n",
+            ["[Errno 28] No space left on device"],
+            [
+                "Unable to commit: Cmd('git') failed due to: exit code(128)\n"
+                "Only 3 reflections allowed, stopping."
+            ],
+        ),
+        (
+            "> [Errno 13] Permission denied: 'main.py'¶\n"
+            "> Your estimated chat context of 130,000 tokens exceeds the 128,000 token limit"
+            " for gpt-4o!¶\n"
+            "> To reduce the chat context:¶\n"
+            "> - Use /drop to remove unneeded files from the chat¶\n"
+            "> Try to proceed anyway? (Y)es/(N)o [Yes]: n¶\n\n#### next¶\n",
+            ["[Errno 13] Permission denied: 'main.py'"],
+            [
+                "Your estimated chat context of 130,000 tokens exceeds the 128,000 token limit"
+                " for gpt-4o!\nTo reduce the chat context:\n"
+                "- Use /drop to remove unneeded files from the chat\n"
+                "Try to proceed anyway? (Y)es/(N)o [Yes]: n"
+            ],
+        ),
+    ],
+    ids=["interrupted", "commit-failed", "context-too-long"],
+)
+def test_what_aider_prints_after_a_failed_edits_exception_is_not_its_text(
+    tmp_path: Path, after: str, text: list[str], output: list[str]
+) -> None:
+    """After the exception's text of a failed edit aider commits what it did edit, then sends
+    the model the exception (warning first when the chat is too long) or stops: the error took
+    in the interruption (losing it), the failed commit and the warning with its question."""
+    history = (FAILED_EDIT + after).replace("¶", "  ")
+    parsed = AIDER.parse(write(tmp_path, history))
+    errors = of(parsed.events, Error)
+    assert errors[0].message.split("\n") == ["Exception while updating files:", *text]
+    assert [str(r.record) for r in of(parsed.events, RawEvent)][1:] == output
+    interrupted = "KeyboardInterrupt" in after
+    assert [e.message for e in errors[1:]] == (["^C KeyboardInterrupt"] if interrupted else [])
+    assert [e.interrupt for e in errors] == [False, *([True] if interrupted else [])]
+    end = of(parsed.events, SessionEnd)[-1]
+    assert end.reason == ("interrupted" if interrupted else None)
+
+
+EDITED_CLOSER = """# aider chat started at 2025-06-02 11:00:00
+
+> Aider v0.84.0¶
+> Main model: {model} with diff edit format¶
+
+#### document the closing tag¶
+
+README.md
+````markdown
+<<<<<<< SEARCH
+```
+DeepSeek ends its reasoning with a closing tag.
+```
+=======
+```
+DeepSeek ends its reasoning with:
+</think>
+```
+>>>>>>> REPLACE
+````
+
+> Applied edit to README.md¶
+
+#### strip the closer from the template¶
+
+prompt.txt
+<<<<<<< SEARCH
+</think>
+Answer:
+=======
+Answer:
+>>>>>>> REPLACE
+
+> Applied edit to prompt.txt¶
+
+#### how does the README show them?¶
+
+As two blocks:
+
+````markdown
+```
+The answer.
+```
+
+```
+The reasoning.
+</think>
+```
+````
+"""
+
+
+@pytest.mark.parametrize("model", ["gpt-4o", "ollama_chat/deepseek-r1:14b"])
+def test_a_closer_in_a_longer_fence_or_an_edit_block_ends_no_reasoning(
+    tmp_path: Path, model: str
+) -> None:
+    """A fence of four backticks closes only at four (CommonMark): the ``` inside it ended it,
+    and a `</think>` after was read as the end of reasoning, as was one inside a
+    SEARCH/REPLACE block without a fence; the edit then lost its start and its diff."""
+    history = EDITED_CLOSER.format(model=model).replace("¶", "  ")
+    parsed = AIDER.parse(write(tmp_path, history))
+    assert of(parsed.events, Reasoning) == []
+    answers = of(parsed.events, AgentMessage)
+    assert [a.text.split("\n")[0] for a in answers] == ["README.md", "prompt.txt", "As two blocks:"]
+    assert [a.source.line for a in answers] == [
+        line_of(history, "README.md"),
+        line_of(history, "prompt.txt"),
+        line_of(history, "As two blocks:"),
+    ]
+    assert answers[2].text.endswith("The reasoning.\n</think>\n```\n````")
+    diffs = [str(c.diff) for c in of(parsed.events, FileChange)]
+    assert "+</think>\n" in diffs[0] and "-DeepSeek ends its reasoning with a closing" in diffs[0]
+    assert "-</think>\n" in diffs[1]
+
+
+PROSE_CLOSER = """
+#### what tag closes the reasoning block?¶
+
+The closing tag goes on its own line:
+
+</think>
+
+After it comes the answer the user sees.
+"""
+
+
+def test_prose_about_the_closer_is_reasoning_only_where_the_run_reasons_so(
+    tmp_path: Path,
+) -> None:
+    """An answer about the tag, the closer alone on its line, reads as reasoning then an
+    answer: a model not known to reason so (its name) splits there only when another answer of
+    its run does too."""
+    run = "# aider chat started at 2025-06-02 1{0}:00:00\n\n> Aider v0.84.0¶\n> Main model: {1}¶\n"
+    history = (
+        run.format(1, "gpt-4o with diff edit format")
+        + PROSE_CLOSER
+        + run.format(2, "openai/local-model with diff edit format")
+        + PROSE_CLOSER
+        + PROSE_CLOSER
+        + run.format(3, "openai/deepseek-ai/DeepSeek-R1-Distill-Qwen-7B with ask edit format")
+        + PROSE_CLOSER
+    ).replace("¶", "  ")
+    parsed = AIDER.parse(write(tmp_path, history))
+    answers = [(a.session[-1], a.text.split("\n")[0]) for a in of(parsed.events, AgentMessage)]
+    assert answers == [
+        ("1", "The closing tag goes on its own line:"),
+        ("2", "After it comes the answer the user sees."),
+        ("2", "After it comes the answer the user sees."),
+        ("3", "After it comes the answer the user sees."),
+    ]
+    reasonings = of(parsed.events, Reasoning)
+    assert [(r.session[-1], r.text) for r in reasonings] == [
+        (index, "The closing tag goes on its own line:") for index in "223"
+    ]
+
+
+def test_an_answer_of_reasoning_alone_has_no_edits(tmp_path: Path) -> None:
+    """An answer that is reasoning and its closer alone left the edits of the answer before
+    it: an `Applied edit` after it took that answer's diff."""
+    history = """# aider chat started at 2025-06-02 11:00:00
+
+> Aider v0.84.0¶
+> Main model: ollama_chat/deepseek-r1:14b with diff edit format¶
+
+#### go¶
+
+main.py
+```python
+<<<<<<< SEARCH
+x = 1
+=======
+x = 2
+>>>>>>> REPLACE
+```
+
+#### more¶
+
+I think the edit
+</think>
+
+> Applied edit to main.py¶
+""".replace("¶", "  ")
+    parsed = AIDER.parse(write(tmp_path, history))
+    assert [r.text for r in of(parsed.events, Reasoning)] == ["I think the edit"]
+    assert len(of(parsed.events, AgentMessage)) == 1
+    (change,) = of(parsed.events, FileChange)
+    # aider reports the edit, but no block of this answer holds it.
+    assert (change.path, change.operation, change.diff) == ("main.py", "modify", "")
+    assert change.source.line == line_of(history, "> Applied edit to main.py")
+
+
+def test_an_exception_text_that_comes_again_in_part_ends_there(tmp_path: Path) -> None:
+    """A traceback adds the exception's notes to its text, which aider prints again without
+    them: the report took in the output after it. A long text (150 lines) comes again whole."""
+    long_text = [f"row {n}: bad" for n in range(150)]
+    history = (
+        """# aider chat started at 2025-06-02 11:00:00
+
+> Aider v0.84.0¶
+> Main model: gpt-4o with diff edit format¶
+
+#### what does this do?¶
+> Traceback (most recent call last):¶
+> File "/opt/aider/coders/base_coder.py", line 1454, in send_message¶
+> yield from self.send(messages, functions=self.functions)¶
+> ValueError: Bad response from the provider:¶
+> status: 500¶
+> body: upstream¶
+> Bad response from the provider:¶
+> status: 500¶
+> Copied code context to clipboard.¶
+
+#### again¶
+> Traceback (most recent call last):¶
+> File "/opt/aider/coders/base_coder.py", line 1454, in send_message¶
+> yield from self.send(messages, functions=self.functions)¶
+"""
+        + f"> ValueError: {long_text[0]}¶\n"
+        + "".join(f"> {line}¶\n" for line in long_text[1:] + long_text)
+        + "> Copied code context to clipboard.¶\n"
+    ).replace("¶", "  ")
+    parsed = AIDER.parse(write(tmp_path, history))
+    errors = of(parsed.events, Error)
+    assert errors[0].message.split("\n")[3:] == [
+        "ValueError: Bad response from the provider:",
+        "status: 500",
+        "body: upstream",
+        "Bad response from the provider:",
+        "status: 500",
+    ]
+    assert errors[1].message.split("\n")[3:] == [
+        f"ValueError: {long_text[0]}",
+        *long_text[1:],
+        *long_text,
+    ]
+    raws = [str(r.record) for r in of(parsed.events, RawEvent)]
+    assert raws[1:] == ["Copied code context to clipboard."] * 2

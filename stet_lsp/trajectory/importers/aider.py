@@ -37,8 +37,9 @@ What aider writes, line by line:
 * anything else: the model's answer (Markdown), until the next `> `/`#### ` line. It may start
   with the model's reasoning in `<thinking-content-...>`/`<think>` tags (a reasoning event),
   or with reasoning that only a `</think>` ends (models served with the opener in their
-  prompt): all before that closer is the reasoning when it starts a line outside a fence
-  (not in a Markdown quote) and no `<think>` comes before it.
+  prompt): all before that closer is the reasoning when it is the answer's first, no
+  `<think>` comes before it, it starts a line outside a fence, a Markdown quote and a
+  SEARCH/REPLACE block, and the model is known to reason so or more answers of its run do.
 
 How they map: user input -> user_message; an answer -> agent_message (with the model the run
 announced last); its *SEARCH/REPLACE* blocks (a file path line, a fence, `<<<<<<< SEARCH`,
@@ -58,20 +59,22 @@ is triple backticks, or the `<source>` … `</source>` (and `<code>`, `<pre>`, `
 starting it again after each report); `Commit` -> commit; `Running` -> a `shell` tool call
 (aider does not record the output); `^C KeyboardInterrupt` -> an interrupting error; `The LLM
 did not conform to the edit format.` and `Exception while updating files:` with the report
-after them (the exception's text, each of its lines a message, up to aider's next own output)
--> error; a request the model's API failed (`litellm.RateLimitError: …`, `litellm.Timeout:
-…`; `Unexpected error: …` in versions of mid-2024, later the exception's traceback, its first
-frame `in send_message`, then its text again), or whose answer the model's token limit cut off
-(`Model gpt-4o has hit a token limit!`) -> error, with what aider prints after it up to a
-question or, after a traceback, the exception's text (the error's description, a traceback,
-the token counts, links, `Retrying in 0.2 seconds...`); a text of several lines comes again
-whole, and a line of it that reads as an error of its own (litellm's text) is still the
-report's. All other
-output (announcements, questions, warnings, model switches) is kept in order as raw events,
-consecutive lines together; announcements also fill in the session_start (version, model) and
-a later `Model:` line (after `/model`, `/chat-mode`, `/architect`) sets the model of the
-answers and usage after it. Files whose trailing spaces were stripped by an editor lose the
-message boundaries: then every `> `/`#### ` line is taken as aider output or user input.
+after them (the exception's text, each of its lines a message, up to aider's next own output:
+an interruption, a failed commit, the warning that the chat is too long, the reflections'
+limit, a question) -> error; a request the model's API failed (`litellm.RateLimitError: …`,
+`litellm.Timeout: …`; `Unexpected error: …` in versions of mid-2024, later the exception's
+traceback, its first frame `in send_message`, then its text again), or whose answer the
+model's token limit cut off (`Model gpt-4o has hit a token limit!`) -> error, with what aider
+prints after it up to a question or, after a traceback, the exception's text (the error's
+description, a traceback, the token counts, links, `Retrying in 0.2 seconds...`); a text of
+several lines comes again whole (or in part, without the notes a traceback adds: the report
+ends where it stops), and a line of it that reads as an error of its own (litellm's text) is
+still the report's. All other output (announcements, questions, warnings, model switches) is
+kept in order as raw events, consecutive lines together; announcements also fill in the
+session_start (version, model) and a later `Model:` line (after `/model`, `/chat-mode`,
+`/architect`) sets the model of the answers and usage after it. Files whose trailing spaces
+were stripped by an editor lose the message boundaries: then every `> `/`#### ` line is taken
+as aider output or user input.
 """
 
 from __future__ import annotations
@@ -138,10 +141,21 @@ _FAILED_BLOCK = re.compile(
 )
 _REASONING_TAGS = (("<thinking-content-", "</thinking-content-"), ("<think>", "</think>"))
 _THINK_CLOSER = "</think>"
+# Models that write their reasoning, then a `</think>` without its opener (served with the
+# opener in their prompt): aider itself removes the reasoning so for DeepSeek's R1 (a name with
+# `deepseek` and `r1` or `reasoning`); the others are R1's kin and the families named for
+# thinking or reasoning (QwQ, Qwen3's `-thinking` models, `phi-4-reasoning`).
+_REASONING_MODEL = re.compile(r"(?<![a-z0-9])r1(?![0-9])|qwq|think|reason", re.IGNORECASE)
 _UPDATE_FAILED = "Exception while updating files:"
 _ERROR_STARTS = ("The LLM did not conform to the edit format.", _UPDATE_FAILED)
-# What aider writes when it stops sending the model the errors of its answers.
-_REFLECTION_LIMIT = re.compile(r"Only \d+ reflections allowed, stopping\.")
+# What aider prints after the exception's text of a failed edit, which is none of it: the
+# commit of the files it did edit failing (`Unable to commit: …`, `Unable to add <path>: …`),
+# then, sending the model the exception, the warning that the chat is too long (its question
+# ends a report anyway), or the notice that it stops doing so.
+_AFTER_UPDATE_FAILED = re.compile(
+    r"Unable to (?:add|diff|commit)\b|Failed to generate commit message!"
+    r"|Your estimated chat context of |Only \d+ reflections allowed, stopping\."
+)
 # A request of the model that failed: the API's error, as litellm names its exceptions, an
 # exception aider caught while sending (`Unexpected error: …`, in versions of mid-2024; later
 # the traceback, see `_SEND_TRACEBACK`), or an answer the model's token limit cut off (aider
@@ -157,8 +171,8 @@ _FAILED_REQUEST = re.compile(
 # the sending (other tracebacks are output: a linter's, a command's).
 _TRACEBACK = "Traceback (most recent call last):"
 # The exception's name a traceback ends with, its module's before it (`openai.APIError`; a
-# class made in a function `app.load.<locals>.BadConfig`).
-_EXCEPTION_NAME = re.compile(r"[A-Za-z_][\w.<>]*")
+# class made in a function `app.load.<locals>.BadConfig`), and its text's first line.
+_RAISED = re.compile(r"([A-Za-z_][\w.<>]*): (.*)")
 # The most lines of an exception's text looked for again after its traceback.
 _EXCEPTION_LINES = 200
 _SEND_TRACEBACK = re.compile(r'> File ".+", line \d+, in send_message\s*')
@@ -447,6 +461,55 @@ class _Run:
 
 
 @dataclass
+class _Traceback:
+    """The report of a request aider failed to send (a traceback, then the exception's text
+    again, see `_SEND_TRACEBACK`), read a message at a time: its lines, the lines that may raise
+    the exception (`ValueError: bad operand`) by their text's first line (`bad operand`), and
+    that text printed again so far (its raising line, the line it came again at)."""
+
+    error: Error
+    lines: list[str] = field(default_factory=list)
+    raising: dict[str, list[int]] = field(default_factory=dict)
+    again: list[tuple[int, int]] = field(default_factory=list)
+    whole: bool = False
+
+    def takes(self, first: str) -> bool:
+        """Whether a message starting with `first` is more of the report: not once the text came
+        again whole, nor when it came again in part and this is not its next line (the notes a
+        traceback adds to the exception's text, which `str()` leaves out, are not printed again;
+        a text whose first line comes again inside it is cut there)."""
+        if self.whole:
+            return False
+        return not self.again or any(self._next(part) == first for part in self.again)
+
+    def add(self, text: str) -> None:
+        for line in text.split("\n"):
+            self._add_line(line)
+
+    def _add_line(self, line: str) -> None:
+        index = len(self.lines)
+        self.again = [part for part in self.again if self._next(part) == line]
+        if any(index + 1 - start == start - raised for raised, start in self.again):
+            self.whole = True
+        for raised in reversed(self.raising.get(line, ())):
+            if index - raised > _EXCEPTION_LINES:
+                break
+            if index == raised + 1:
+                self.whole = True  # a text of one line, printed again
+            else:
+                self.again.append((raised, index))
+        raising = _RAISED.fullmatch(line)
+        if raising is not None:
+            self.raising.setdefault(raising.group(2), []).append(index)
+        self.lines.append(line)
+
+    def _next(self, part: tuple[int, int]) -> str:
+        """The line of the text printed again that comes next."""
+        raised, start = part
+        return self.lines[raised + len(self.lines) - start]
+
+
+@dataclass
 class _History:
     session: ParsedSession
     source: str
@@ -460,6 +523,10 @@ class _History:
     # The mode a command sent the last user message's request in (`ask` for `/ask x`,
     # `architect` for `/architect x`); None for the run's.
     request_mode: str | None = None
+    traceback: _Traceback | None = None  # the report of the last traceback of a failed send
+    # The runs (by index) of which more than one answer ends its reasoning with a `</think>`
+    # left without its opener (see `_reads_unopened_closer`).
+    closing_runs: set[int] = field(default_factory=set)
 
     @property
     def events(self) -> list[EventBase]:
@@ -475,7 +542,9 @@ class _History:
         return event
 
     def read(self) -> None:
-        for block in _blocks(self.lines):
+        blocks = list(_blocks(self.lines))
+        self.closing_runs = _runs_closing_reasoning(blocks)
+        for block in blocks:
             if block.kind == "run":
                 self._end_run()
                 self._start_run(block.line, block.lines[0])
@@ -590,14 +659,17 @@ class _History:
             lines.pop()
         written = "\n".join(lines).strip()
         first = block.line
-        reasoning, lines, first = _split_reasoning(lines, first)
+        reasoning, lines, first = _split_reasoning(lines, first, self._reads_unopened_closer())
         if reasoning.strip():
             self.emit(Reasoning, block.line, text=reasoning.strip())
         text = "\n".join(lines).strip()
+        self.last_answer = written
+        self.created = set()
         if not text:
+            # Reasoning alone is still the answer aider applies: one without edits.
+            self.edits = []
             return
         self.emit(AgentMessage, first, text=text, model=self.run.model)
-        self.last_answer = written
         if self._whole_format():
             # aider writes each fenced listing as the whole file, markers and all: a
             # SEARCH/REPLACE block the model wrote anyway is not applied as one.
@@ -606,7 +678,19 @@ class _History:
             self.edits = _unified_diff_hunks(lines)
         else:
             self.edits = _search_replace_blocks(lines) if "<<<<<" in text else []
-        self.created = set()
+
+    def _reads_unopened_closer(self) -> bool:
+        """Whether the answers of this run may end their reasoning with a `</think>` left
+        without its opener: the model is known to write reasoning so (`_REASONING_MODEL`), or
+        more than one answer of the run does. aider itself removes such reasoning only for a
+        model whose settings name the `think` tag (by default DeepSeek R1's names, any model a
+        user configures so), which the history does not record. An answer about the tag (the
+        closer alone on its line, more prose after it) has the same shape, so one such answer
+        of a model known by no name is left whole: a model served under a name of its own
+        with a single answer in its run keeps its reasoning in the agent message."""
+        assert self.run is not None
+        model = self.run.model or ""
+        return self.run.index in self.closing_runs or bool(_REASONING_MODEL.search(model))
 
     def _active_format(self) -> str:
         """The edit format of the answers: the editor's in architect mode."""
@@ -670,31 +754,41 @@ class _History:
         """A message of the exception a traceback's report awaits (the text after the
         traceback's last frame, and that text again) joins it before anything else is read: a
         line of it can read as an error's start (`litellm.APIError: …`, printed again)."""
-        last = self.events[-1] if self.events else None
-        if not isinstance(last, Error) or not last.message.startswith(_TRACEBACK):
-            return False
-        return not _repeats_exception(last.message) and self._error_continues(first, text)
+        report = self._open_traceback()
+        return report is not None and report.takes(first) and self._error_continues(first, text)
+
+    def _open_traceback(self) -> _Traceback | None:
+        """The report of a failed send that the last event is, while it may grow."""
+        report = self.traceback
+        if report is None or not self.events or self.events[-1] is not report.error:
+            return None
+        return report
 
     def _error_continues(self, first: str, text: str) -> bool:
         """A message after an error start that belongs to its report joins that error (only
-        while nothing after the error was kept as aider output, so the order stays)."""
+        while nothing after the error was kept as aider output, so the order stays). An
+        interruption (`^C again to exit`, `^C KeyboardInterrupt`) ends any report."""
         last = self.events[-1] if self.events else None
         if not isinstance(last, Error) or last.interrupt or first.startswith(_KNOWN_STARTS):
             return False
-        if self.raw is not None:
+        if self.raw is not None or first.startswith("^C"):
             return False
         if _FAILED_REQUEST.match(last.message):
-            if _FAILED_REQUEST_ENDS.search(text) or first.startswith("^C"):
+            if _FAILED_REQUEST_ENDS.search(text):
                 return False
-            if last.message.startswith(_TRACEBACK) and _repeats_exception(last.message):
-                return False
+            report = self._open_traceback()
+            if report is not None:
+                if not report.takes(first):
+                    return False
+                report.add(text)
             last.message += "\n" + text
             return True
         if not last.message.startswith(_ERROR_STARTS):
             return False
         if last.message.startswith(_UPDATE_FAILED):
-            # aider writes the exception's text right after, each line a message.
-            if _REFLECTION_LIMIT.fullmatch(first):
+            # aider writes the exception's text right after, each line a message, then output
+            # of its own.
+            if _FAILED_REQUEST_ENDS.search(text) or _AFTER_UPDATE_FAILED.match(first):
                 return False
         elif not (first.startswith("https://aider.chat/") or "\n" in text or "SEARCH" in text):
             return False
@@ -704,7 +798,10 @@ class _History:
 
     def _error(self, line: int, text: str) -> None:
         self._flush_raw()
-        self.emit(Error, line, message=text)
+        error = self.emit(Error, line, message=text)
+        if text.startswith(_TRACEBACK):
+            self.traceback = _Traceback(error)
+            self.traceback.add(text)
         if not _FAILED_REQUEST.match(text):
             self._error_report(text)
 
@@ -834,10 +931,10 @@ class _History:
 # --- answers: reasoning, edit blocks, file listings ----------------------------------------
 
 
-def _split_reasoning(lines: list[str], first: int) -> tuple[str, list[str], int]:
+def _split_reasoning(lines: list[str], first: int, unopened: bool) -> tuple[str, list[str], int]:
     """(the reasoning an answer starts with, the rest, the line the rest starts on): what is
-    inside the `<think>` (or aider's `<thinking-content-…>`) block it opens with, or all before
-    a `</think>` left without its opener (see `_unopened_closer`)."""
+    inside the `<think>` (or aider's `<thinking-content-…>`) block it opens with, or, when
+    `unopened`, all before a `</think>` left without its opener (see `_unopened_closer`)."""
     if not lines:
         return "", lines, first
     opening = lines[0].strip()
@@ -850,7 +947,7 @@ def _split_reasoning(lines: list[str], first: int) -> tuple[str, list[str], int]
                     "\n".join(lines[1:index]), lines[index + 1 :], index + 1, first
                 )
         return "", lines, first
-    closer = _unopened_closer(lines)
+    closer = _unopened_closer(lines) if unopened else None
     if closer is None:
         return "", lines, first
     rest = lines[closer][len(_THINK_CLOSER) :].strip()
@@ -871,24 +968,56 @@ def _after_reasoning(
 def _unopened_closer(lines: list[str]) -> int | None:
     """The index of the line a `</think>` without its opener starts, or None: some reasoning
     models (DeepSeek R1 served with the opener in its prompt) write their reasoning, then
-    `</think>`, then the answer, and aider writes it so. Only a closer at the start of a line
-    outside a fence and a Markdown quote (its `>` lines and the lines that go on from them
-    without a blank line) counts, none after a `<think>`."""
+    `</think>`, then the answer, and aider writes it so. Only the answer's first `</think>`
+    (aider removes all up to the first) counts, none after a `<think>`, and only at the start
+    of a line outside a fence, a Markdown quote (its `>` lines and the lines that go on from
+    them without a blank line) and a SEARCH/REPLACE block (`<<<<<<< SEARCH` up to `>>>>>>>
+    REPLACE`, fenced or not): there it is the answer's text, an edit of a prompt or prose
+    about the tag."""
+    if not any(_THINK_CLOSER in line for line in lines):
+        return None
     end: str | None = None
     quoted = False
+    editing = False
     for index, line in enumerate(lines):
         stripped = line.strip()
-        if end is not None:
-            if stripped.startswith(end):
-                end = None
-            continue
-        quoted = line.startswith(">") or (quoted and bool(stripped))
-        if line.startswith(_THINK_CLOSER) and not quoted:
-            return index
         if "<think>" in line:
             return None
-        end = _fence_end(stripped)
+        if end is None:
+            quoted = line.startswith(">") or (quoted and bool(stripped))
+        if _THINK_CLOSER in line:
+            outside = end is None and not quoted and not editing
+            return index if outside and line.startswith(_THINK_CLOSER) else None
+        if stripped.startswith("<<<<<") and _HEAD.match(stripped):
+            editing = True
+        elif editing and _is_updated(stripped):
+            editing = False
+        if end is None:
+            end = _fence_end(stripped)
+        elif _closes_fence(stripped, end):
+            end = None
     return None
+
+
+def _runs_closing_reasoning(blocks: list[_Block]) -> set[int]:
+    """The runs (by index, as `_History` counts them) more than one answer of which ends its
+    reasoning with a `</think>` left without its opener."""
+    counts: dict[int, int] = {}
+    run = 0
+    for block in blocks:
+        if block.kind == "run":
+            run += 1
+        elif block.kind == "answer" and _closes_unopened(block.lines):
+            counts[run] = counts.get(run, 0) + 1
+    return {run for run, count in counts.items() if count > 1}
+
+
+def _closes_unopened(lines: list[str]) -> bool:
+    """Whether an answer's reasoning ends with a `</think>` left without its opener."""
+    opening = next((line.strip() for line in lines if line.strip()), "")
+    if opening.startswith(tuple(start for start, _ in _REASONING_TAGS)):
+        return False
+    return _unopened_closer(lines) is not None
 
 
 def _search_replace_blocks(lines: list[str]) -> list[_Edit]:
@@ -999,23 +1128,9 @@ def _plans(answer: str) -> set[str]:
         plan = plan.strip()
         if closer in plan:
             plan = plan.split(closer, 1)[1].strip()
-        plans.add(plan)
+        if plan:  # aider hands the editor no plan that is reasoning alone
+            plans.add(plan)
     return plans
-
-
-def _repeats_exception(report: str) -> bool:
-    """Whether a traceback's report ends with the exception's text printed again after the
-    traceback's last lines (`TypeError: bad operand`, then `bad operand`; a text of several
-    lines, each a message, comes again whole): the report is whole."""
-    lines = report.rsplit("\n", 2 * _EXCEPTION_LINES)
-    for count in range(1, min(len(lines) // 2, _EXCEPTION_LINES) + 1):
-        raised = len(lines) - 2 * count
-        name, colon, first = lines[raised].partition(": ")
-        if not colon or first != lines[raised + count] or not _EXCEPTION_NAME.fullmatch(name):
-            continue
-        if lines[raised + 1 : raised + count] == lines[raised + count + 1 :]:
-            return True
-    return False
 
 
 def _same_text(first: str, second: str) -> bool:
@@ -1039,12 +1154,21 @@ _TAG_FENCE = re.compile(r"<(source|code|pre|codeblock|sourcecode)>[^\s<]*\s*")
 
 
 def _fence_end(line: str) -> str | None:
-    """The line a fence this line opens ends with (its start), or None: backticks, or one of
+    """The line a fence this line opens ends with (its start), or None: backticks, as many as
+    open it (a fence of four closes only with four or more, see `_closes_fence`), or one of
     aider's tag fences (`<source>python` ends with `</source>`)."""
     if line.startswith("```"):
-        return "```"
+        return line[: len(line) - len(line.lstrip("`"))]
     tag = _TAG_FENCE.fullmatch(line) if line.startswith("<") else None
     return f"</{tag.group(1)}>" if tag else None
+
+
+def _closes_fence(line: str, end: str) -> bool:
+    """Whether the stripped `line` closes a fence `_fence_end` gave `end` for, as Markdown reads
+    it: backticks alone, at least as many as opened it (CommonMark), or the closing tag."""
+    if end.startswith("`"):
+        return line.startswith(end) and not line.lstrip("`")
+    return line.startswith(end)
 
 
 def _filename(before: list[str]) -> str | None:
@@ -1091,6 +1215,8 @@ def _file_listings(lines: list[str]) -> list[_Edit]:
         end = _fence_end(line)
         if end is None:
             continue
+        if end.startswith("`"):
+            end = "```"  # aider ends a listing at any line that starts with three backticks
         previous = lines[index - 1] if index else ""
         path = previous.strip().strip("*").rstrip(":").strip("`").lstrip("#").strip() or None
         if path is not None and len(path) > 250:
