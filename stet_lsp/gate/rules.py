@@ -610,7 +610,7 @@ EXPECTATION = (
 _COMPARED = (
     r"(?:\(\))?(?:\}[\"']?[ \t]{1,4}=(?!=)|[\"'\])}]{0,3}(?:[ \t]{0,4}"
     + _OPERATOR
-    + r"|\.equals(?:IgnoreCase)?\(|"
+    + r"|\.[Ee]quals(?:IgnoreCase)?\(|"
     + EXPECTATION
     + r"))[ \t]{0,4}"
 )
@@ -662,6 +662,7 @@ _COMPARING_CALLS = (
     "assert.arenotequal(",
     "string.equals(",
     "objects.equals(",
+    "strings.equalfold(",
     "assertsame(",
     "assertnotsame(",
     "expect_eq(",
@@ -710,7 +711,7 @@ LITERAL_COMPARED = Rule(
         + _ESCAPED_LITERAL
         + r"(?:[ \t]{0,4}"
         + _OPERATOR
-        + r"|\.equals(?:IgnoreCase)?\()"
+        + r"|\.[Ee]quals(?:IgnoreCase)?\()"
         + _COMPARED_NAME
     ),
     # The literal's closing quote and the operator: far rarer than a credential's words, whose
