@@ -2052,3 +2052,77 @@ def test_an_exception_text_that_comes_again_in_part_ends_there(tmp_path: Path) -
     ]
     raws = [str(r.record) for r in of(parsed.events, RawEvent)]
     assert raws[1:] == ["Copied code context to clipboard."] * 2
+
+
+def test_a_drafted_edit_in_reasoning_and_a_model_switch_decide_no_closer(tmp_path: Path) -> None:
+    """R1's reasoning may draft an edit block it leaves (a `<<<<<<< SEARCH` and no `>>>>>>>
+    REPLACE` before the real block's head): its `</think>` still ends the reasoning, and the
+    real block is the edit. The answers counted for an unnamed model are that model's: after
+    `/model gpt-4o` an answer about the tag is no reasoning."""
+    drafted = """# aider chat started at 2025-06-02 11:00:00
+
+> Aider v0.84.0¶
+> Main model: ollama_chat/deepseekr1:8b with diff edit format¶
+
+#### fix¶
+
+Okay, I need a SEARCH/REPLACE block. Let me draft:
+<<<<<<< SEARCH
+x = 1
+=======
+Hmm, wait, the file has x = 1 twice. I should include more context.
+</think>
+
+main.py
+```python
+<<<<<<< SEARCH
+y = 0
+x = 1
+=======
+y = 0
+x = 2
+>>>>>>> REPLACE
+```
+
+> Applied edit to main.py¶
+""".replace("¶", "  ")
+    events = AIDER.parse(write(tmp_path, drafted)).events
+    (reasoning,) = of(events, Reasoning)
+    assert reasoning.text.endswith("I should include more context.")
+    (change,) = of(events, FileChange)
+    assert "-x = 1\n+x = 2\n" in (change.diff or "")
+
+    switched = """# aider chat started at 2025-06-02 11:00:00
+
+> Aider v0.84.0¶
+> Main model: openai/local with diff edit format¶
+
+#### go¶
+
+Okay, the user wants x.
+</think>
+
+Here is x.
+
+#### go2¶
+
+Okay, more.
+</think>
+
+Here is y.
+
+#### /model gpt-4o¶
+> Aider v0.84.0¶
+> Main model: gpt-4o with diff edit format¶
+
+#### what tag closes the reasoning block?¶
+
+The closing tag goes on its own line:
+
+</think>
+
+After it comes the answer the user sees.
+""".replace("¶", "  ")
+    events = AIDER.parse(write(tmp_path, switched)).events
+    assert [r.text for r in of(events, Reasoning)] == ["Okay, the user wants x.", "Okay, more."]
+    assert of(events, AgentMessage)[-1].text.startswith("The closing tag goes on its own line:")

@@ -142,10 +142,13 @@ _FAILED_BLOCK = re.compile(
 _REASONING_TAGS = (("<thinking-content-", "</thinking-content-"), ("<think>", "</think>"))
 _THINK_CLOSER = "</think>"
 # Models that write their reasoning, then a `</think>` without its opener (served with the
-# opener in their prompt): aider itself removes the reasoning so for DeepSeek's R1 (a name with
-# `deepseek` and `r1` or `reasoning`); the others are R1's kin and the families named for
-# thinking or reasoning (QwQ, Qwen3's `-thinking` models, `phi-4-reasoning`).
-_REASONING_MODEL = re.compile(r"(?<![a-z0-9])r1(?![0-9])|qwq|think|reason", re.IGNORECASE)
+# opener in their prompt): aider itself removes the reasoning so for DeepSeek's R1 (its names,
+# `deepseek-r1`, `deepseekr1:8b`, and R1's distillations); the others are R1's kin served so
+# (QwQ, Qwen3, `phi-4-reasoning`). Models that return their reasoning apart (`deepseek-reasoner`,
+# `…:thinking`, `…-flash-thinking`) write no such closer.
+_REASONING_MODEL = re.compile(
+    r"(?:deepseek|(?<![a-z0-9]))r1(?![0-9])|qwq|qwen3|phi-4-reasoning", re.IGNORECASE
+)
 _UPDATE_FAILED = "Exception while updating files:"
 _ERROR_STARTS = ("The LLM did not conform to the edit format.", _UPDATE_FAILED)
 # What aider prints after the exception's text of a failed edit, which is none of it: the
@@ -524,9 +527,9 @@ class _History:
     # `architect` for `/architect x`); None for the run's.
     request_mode: str | None = None
     traceback: _Traceback | None = None  # the report of the last traceback of a failed send
-    # The runs (by index) of which more than one answer ends its reasoning with a `</think>`
-    # left without its opener (see `_reads_unopened_closer`).
-    closing_runs: set[int] = field(default_factory=set)
+    # The models (by run index and name) more than one answer of which in that run ends its
+    # reasoning with a `</think>` left without its opener (see `_reads_unopened_closer`).
+    closing_runs: set[tuple[int, str]] = field(default_factory=set)
 
     @property
     def events(self) -> list[EventBase]:
@@ -680,17 +683,19 @@ class _History:
             self.edits = _search_replace_blocks(lines) if "<<<<<" in text else []
 
     def _reads_unopened_closer(self) -> bool:
-        """Whether the answers of this run may end their reasoning with a `</think>` left
-        without its opener: the model is known to write reasoning so (`_REASONING_MODEL`), or
-        more than one answer of the run does. aider itself removes such reasoning only for a
-        model whose settings name the `think` tag (by default DeepSeek R1's names, any model a
-        user configures so), which the history does not record. An answer about the tag (the
-        closer alone on its line, more prose after it) has the same shape, so one such answer
-        of a model known by no name is left whole: a model served under a name of its own
-        with a single answer in its run keeps its reasoning in the agent message."""
+        """Whether the answers of the model at work may end their reasoning with a `</think>`
+        left without its opener: the model is known to write reasoning so
+        (`_REASONING_MODEL`), or more than one answer of this model in this run does. aider
+        itself removes such reasoning only for a model whose settings name the `think` tag (by
+        default DeepSeek R1's names, any model a user configures so), which the history does
+        not record. An answer about the tag (the closer alone on its line, more prose after
+        it) has the same shape, so one such answer of a model known by no name is left whole:
+        a model served under a name of its own with a single answer in its run keeps its
+        reasoning in the agent message."""
         assert self.run is not None
         model = self.run.model or ""
-        return self.run.index in self.closing_runs or bool(_REASONING_MODEL.search(model))
+        known = _REASONING_MODEL.search(model) is not None
+        return known or (self.run.index, model) in self.closing_runs
 
     def _active_format(self) -> str:
         """The edit format of the answers: the editor's in architect mode."""
@@ -973,9 +978,11 @@ def _unopened_closer(lines: list[str]) -> int | None:
     of a line outside a fence, a Markdown quote (its `>` lines and the lines that go on from
     them without a blank line) and a SEARCH/REPLACE block (`<<<<<<< SEARCH` up to `>>>>>>>
     REPLACE`, fenced or not): there it is the answer's text, an edit of a prompt or prose
-    about the tag."""
+    about the tag. A block the reasoning drafted and left (a `<<<<<<< SEARCH` whose next marker
+    after the closer is another block's head, or none) is no block the closer stands in."""
     if not any(_THINK_CLOSER in line for line in lines):
         return None
+
     end: str | None = None
     quoted = False
     editing = False
@@ -986,6 +993,7 @@ def _unopened_closer(lines: list[str]) -> int | None:
         if end is None:
             quoted = line.startswith(">") or (quoted and bool(stripped))
         if _THINK_CLOSER in line:
+            editing = editing and _replaced_after(lines, index)
             outside = end is None and not quoted and not editing
             return index if outside and line.startswith(_THINK_CLOSER) else None
         if stripped.startswith("<<<<<") and _HEAD.match(stripped):
@@ -999,17 +1007,35 @@ def _unopened_closer(lines: list[str]) -> int | None:
     return None
 
 
-def _runs_closing_reasoning(blocks: list[_Block]) -> set[int]:
-    """The runs (by index, as `_History` counts them) more than one answer of which ends its
-    reasoning with a `</think>` left without its opener."""
-    counts: dict[int, int] = {}
+def _replaced_after(lines: list[str], index: int) -> bool:
+    """Whether the first edit block marker after line `index` closes a block (`>>>>>>>
+    REPLACE`), rather than opening one."""
+    for line in lines[index + 1 :]:
+        stripped = line.strip()
+        if stripped.startswith("<<<<<") and _HEAD.match(stripped):
+            return False
+        if _is_updated(stripped):
+            return True
+    return False
+
+
+def _runs_closing_reasoning(blocks: list[_Block]) -> set[tuple[int, str]]:
+    """The models (by the run's index, as `_History` counts runs, and the model's name, as its
+    announcements and `/model` switches give it) more than one answer of which in that run
+    ends its reasoning with a `</think>` left without its opener."""
+    counts: dict[tuple[int, str], int] = {}
     run = 0
+    model = ""
     for block in blocks:
         if block.kind == "run":
             run += 1
+            model = ""
+        elif block.kind == "aider" and (named := _MODEL.match(block.lines[0])) is not None:
+            if named.group(1) != "Editor model":
+                model = named.group(2)
         elif block.kind == "answer" and _closes_unopened(block.lines):
-            counts[run] = counts.get(run, 0) + 1
-    return {run for run, count in counts.items() if count > 1}
+            counts[run, model] = counts.get((run, model), 0) + 1
+    return {key for key, count in counts.items() if count > 1}
 
 
 def _closes_unopened(lines: list[str]) -> bool:
