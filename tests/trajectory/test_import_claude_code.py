@@ -2655,3 +2655,80 @@ def test_a_headless_runs_output_is_a_session_with_its_cost_and_failure(tmp_path:
     twice = [*done, *_headless_run({"subtype": "success", "total_cost_usd": 0.02})]
     events = IMPORTER.parse(write(tmp_path / "twice.jsonl", twice)).events
     assert of(events, SessionEnd)[0].cost_usd is None
+
+
+def test_a_headless_runs_subagent_and_structured_results_are_read(tmp_path: Path) -> None:
+    """A headless run's stream writes a subagent's records inline, naming the Task call that
+    started it (`parent_tool_use_id`), and a tool's structured output as `tool_use_result`:
+    the subagent's records were the main agent's, and an Edit's patch was left unread. Other
+    tools' streams of the same shape (no `claude_code_version` in their `init`) are not
+    Claude Code's."""
+    run = _headless_run({"subtype": "success", "total_cost_usd": 0.1})
+    keys = {"session_id": SID}
+    task = {"type": "tool_use", "id": "toolu_task", "name": "Task"}
+    task["input"] = {"description": "Find things", "prompt": "Find things", "subagent_type": "x"}
+    patch = [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "lines": ["-a", "+b"]}]
+    edit_input = {"file_path": "/home/ada/src/app/x.py", "old_string": "a", "new_string": "b"}
+    records = [
+        run[0],
+        {
+            "type": "assistant",
+            "message": {"id": "msg_T", "role": "assistant", "content": [task]},
+            "parent_tool_use_id": None,
+            **keys,
+        },
+        {
+            "type": "assistant",
+            "message": {
+                "id": "msg_S",
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": "toolu_E", "name": "Edit", "input": edit_input}
+                ],
+            },
+            "parent_tool_use_id": "toolu_task",
+            **keys,
+        },
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_E", "content": "ok"}],
+            },
+            "parent_tool_use_id": "toolu_task",
+            "tool_use_result": {
+                "filePath": "/home/ada/src/app/x.py",
+                "oldString": "a",
+                "newString": "b",
+                "originalFile": "a\n",
+                "structuredPatch": patch,
+            },
+            **keys,
+        },
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_task", "content": "done"}
+                ],
+            },
+            "parent_tool_use_id": None,
+            **keys,
+        },
+        run[-1],
+    ]
+    events = IMPORTER.parse(write(tmp_path / "run.jsonl", records)).events
+    (subagent,) = of(events, Subagent)
+    assert subagent.call_id == "toolu_task"
+    (edit,) = [call for call in of(events, ToolCall) if call.name == "Edit"]
+    assert edit.agent == subagent.agent_id
+    assert [call.agent for call in of(events, ToolCall) if call.name == "Task"] == [None]
+    (change,) = of(events, FileChange)
+    assert change.agent == subagent.agent_id
+    assert (change.diff or "").endswith("@@ -1 +1 @@\n-a\n+b\n")
+
+    amp = dict(run[0])
+    del amp["claude_code_version"]
+    head = "".join(json.dumps(record) + "\n" for record in [amp, *run[1:]])
+    assert not IMPORTER.sniff(head)

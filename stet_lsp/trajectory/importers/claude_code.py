@@ -48,8 +48,11 @@ One JSON object a line, appended as the session runs. The records, by `type`:
   follows it, and when it knows every model's cost).
 * A headless run's output (`claude -p --output-format stream-json --verbose`, and the Agent
   SDK's messages) writes the same `user`, `assistant` and `system` records without the
-  session's keys (`session_id` where a session writes `sessionId`), a `system` `init` record
-  first (its `claude_code_version` the harness's version), and a `result` record at the end
+  session's keys (`session_id` where a session writes `sessionId`, `tool_use_result` for
+  `toolUseResult`, a subagent's records inline naming the call that started it in
+  `parent_tool_use_id`), a `system` `init` record first (its `claude_code_version` the
+  harness's version, which tells it from other tools' streams of the same shape), and a
+  `result` record at the end
   of each run: its `total_cost_usd` is the run's whole cost as the harness counts it (as a
   `cost-state`'s, when the file holds one run), and a run that failed (`is_error`, a subtype
   other than `success`: `error_max_turns`, `error_during_execution`, `error_max_budget_usd`)
@@ -208,13 +211,14 @@ _RECORD_TYPES = frozenset(
         "speculation-accept",
     }
 )
-# Qwen Code's headless output is shaped as Claude Code's, its `init` naming its own version.
+# A headless run's `init` names the harness's version (other tools' streams of the same shape,
+# Amp's, Cursor's agent's, do not); Qwen Code's names its own.
+_HEADLESS_VERSION = "claude_code_version"
 _QWEN_RUN = "qwen_code_version"
 _LEADING_TYPE = re.compile(r'\{\s*"type"\s*:\s*"([a-z-]+)"')
 # Keys only Claude Code's records carry next to `type` (other JSONL formats have none of them).
 _RECORD_KEYS = (
     "sessionId",
-    "session_id",
     "parentUuid",
     "uuid",
     "leafUuid",
@@ -279,8 +283,8 @@ class ClaudeCodeImporter:
 
     def sniff(self, head: str) -> bool:
         """A JSONL file whose first records are Claude Code's: a known `type` beside one of
-        its own keys (sessionId, a headless run's session_id, parentUuid, uuid, leafUuid,
-        messageId) and no `payload`
+        its own keys (sessionId, parentUuid, uuid, leafUuid, messageId, a headless run's
+        `claude_code_version`) and no `payload`
         (Codex rollouts wrap everything in one) or `projectHash` (a Gemini CLI session's
         metadata, whose messages may name their sessionId too), and none of Qwen Code's,
         which have Claude Code's keys around a Gemini API message (`is_qwen_record`)."""
@@ -294,7 +298,9 @@ class ClaudeCodeImporter:
             if not isinstance(value, dict) or "payload" in value or "projectHash" in value:
                 return False
             kind = text_field(value.get("type"))
-            known = kind in _RECORD_TYPES and any(key in value for key in _RECORD_KEYS)
+            known = kind in _RECORD_TYPES and (
+                any(key in value for key in _RECORD_KEYS) or _HEADLESS_VERSION in value
+            )
         if known:
             return True
         # A record larger than the sniff window, first or after records of types not known
@@ -632,6 +638,8 @@ class _FileReader:
         )
         if agent is None and sidechain:
             agent = self._sidechain_agent(source, time, record)
+        elif agent is None and (call_id := _str(record.get("parent_tool_use_id"))):
+            agent = self._headless_subagent(source, time, call_id)
         at = _At(source, time, agent)
         if agent is None and isinstance(uuid, str):
             self._place_in_tree(at, uuid, record)
@@ -766,7 +774,9 @@ class _FileReader:
             self._emit(RawEvent, at, record=record, reason="user message without content")
             return
         results = sum(1 for b in content if isinstance(b, dict) and b.get("type") == "tool_result")
-        structured = record.get("toolUseResult") if results == 1 else None
+        # A headless run's stream writes it `tool_use_result`.
+        structured = record.get("toolUseResult", record.get("tool_use_result"))
+        structured = structured if results == 1 else None
         texts: list[str] = []
         for block in content:
             kind = block.get("type") if isinstance(block, dict) else None
@@ -1182,6 +1192,23 @@ class _FileReader:
                 self.out.agent_calls.setdefault(agent_id, spawn.call_id)
         return agent_id
 
+    def _headless_subagent(self, source: SourceRef, time: str | None, call_id: str) -> str:
+        """The subagent a headless run's record belongs to: the one the call it names
+        (`parent_tool_use_id`) started, which the run's stream holds inline."""
+        agent_id = f"agent-{call_id}"
+        if agent_id not in self.started:
+            self.started.add(agent_id)
+            spawn = self.out.spawns.get(call_id)
+            self._emit(
+                Subagent,
+                _At(source, time, None),
+                agent_id=agent_id,
+                call_id=call_id,
+                description=spawn.description if spawn else None,
+            )
+            self.out.agent_calls.setdefault(agent_id, call_id)
+        return agent_id
+
     def _spawn_for_sidechain(self, parent: str | None, record: dict[str, Any]) -> _Spawn | None:
         claimed = set(self.out.agent_calls.values())
         free = [s for s in self.out.spawns.values() if s.call_id not in claimed]
@@ -1562,7 +1589,7 @@ def _failed_run(record: dict[str, Any], subtype: str | None) -> str:
         _str(record.get("result")) or ""
     )
     meaning = _FAILED_RUNS.get(subtype or "", "the run failed")
-    detail = f" ({subtype})" if subtype else ""
+    detail = f" ({subtype})" if subtype and subtype != "success" else ""
     return f"{meaning}{detail}: {said}" if said.strip() else f"{meaning}{detail}"
 
 
