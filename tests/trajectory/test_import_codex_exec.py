@@ -144,7 +144,7 @@ def test_every_item_type_becomes_its_events(parsed: Any) -> None:
         "tool_call",  # web search
         "tool_call",  # pytest
         "tool_result",
-        "error",
+        "raw",  # an error item: a warning the run went on after
         "tool_call",  # the plan as the turn left it
         "agent_message",
         "usage",
@@ -170,7 +170,9 @@ def test_every_item_type_becomes_its_events(parsed: Any) -> None:
         "item_6": ("shell", {"command": "/bin/bash -lc pytest"}),
         "item_2": ("update_plan", {"plan": [{"step": "Fix total", "status": "completed"}]}),
     }
-    assert [e.message for e in of(parsed.events, Error)] == ["command timed out"]
+    assert of(parsed.events, Error) == []
+    (warning,) = [raw for raw in of(parsed.events, RawEvent) if raw.record.get("type") == "error"]
+    assert warning.reason == "a warning Codex reported while the run went on"
 
 
 def test_command_results_carry_the_exit_code_and_fail_when_it_is_not_zero(parsed: Any) -> None:
@@ -376,3 +378,49 @@ def test_codex_rollouts_still_detect_as_codex() -> None:
     for rollout in rollouts:
         assert not EXEC.sniff(Path(rollout).read_text(encoding="utf-8")[:65536]), rollout
         assert detect(rollout).name == "codex", rollout
+
+
+def test_a_stream_after_a_line_that_is_no_json_is_still_one(tmp_path: Path) -> None:
+    """`codex exec --json 2>&1` captures the standard error too: `Reading prompt from
+    stdin...` comes before the first event. The stream is still recognised and read, the line
+    a problem of the import."""
+    path = tmp_path / "run.jsonl"
+    lines = [
+        "Reading prompt from stdin...",
+        json.dumps({"type": "thread.started", "thread_id": THREAD}),
+        json.dumps({"type": "turn.started"}),
+        json.dumps(
+            {
+                "type": "item.completed",
+                "item": {"id": "item_0", "type": "agent_message", "text": "hi"},
+            }
+        ),
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert detect(path).name == "codex-exec"
+    parsed = EXEC.parse(path)
+    assert [a.text for a in of(parsed.events, AgentMessage)] == ["hi"]
+    assert [problem.line for problem in parsed.problems] == [1]
+
+
+def test_the_first_releases_item_type_is_read(tmp_path: Path) -> None:
+    """The stream's first releases named an item's kind `item_type` and a message
+    `assistant_message`: every item was a raw event."""
+    path = tmp_path / "run.jsonl"
+    records = [
+        {"type": "thread.started", "thread_id": THREAD},
+        {
+            "type": "item.completed",
+            "item": {"id": "item_0", "item_type": "reasoning", "text": "Plan"},
+        },
+        {
+            "type": "item.completed",
+            "item": {"id": "item_1", "item_type": "assistant_message", "text": "Done."},
+        },
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    assert detect(path).name == "codex-exec"
+    events = EXEC.parse(path).events
+    assert [r.text for r in of(events, Reasoning)] == ["Plan"]
+    assert [a.text for a in of(events, AgentMessage)] == ["Done."]
+    assert of(events, RawEvent) == []

@@ -73,6 +73,10 @@ _USAGE_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens")
 Record = dict[str, Any]
 
 
+# How many lines that are no JSON may come before the stream (each a problem of the import).
+_LEADING_NOTES = 5
+
+
 class CodexExecImporter:
     name = FORMAT
     label = "Codex exec --json event stream"
@@ -80,8 +84,16 @@ class CodexExecImporter:
     def sniff(self, head: str) -> bool:
         """JSONL whose first records are all thread events (a `type` exec_events.rs names and
         nothing a rollout record wraps in `payload`), one of them in a shape only that stream
-        has: a thread's start with its id, a turn's start, end or failure, or an item."""
-        records, _ = head_records(head.lstrip("\ufeff"))
+        has: a thread's start with its id, a turn's start, end or failure, or an item. A few
+        lines that are no JSON may come first (`Reading prompt from stdin...`, a log line: the
+        standard error captured with the stream)."""
+        lines = head.lstrip("\ufeff").splitlines(keepends=True)
+        skipped = 0
+        while skipped < min(len(lines), _LEADING_NOTES) and not lines[skipped].lstrip().startswith(
+            "{"
+        ):
+            skipped += 1
+        records, _ = head_records("".join(lines[skipped:]))
         if not records:
             return False
         for record in records:
@@ -110,7 +122,7 @@ def _is_thread_event(record: Record) -> bool:
         return isinstance(record.get("error"), dict)
     if kind in _ITEM_EVENTS:
         item = record.get("item")
-        return isinstance(item, dict) and isinstance(item.get("id"), str) and "type" in item
+        return isinstance(item, dict) and isinstance(item.get("id"), str) and bool(_item_type(item))
     return False
 
 
@@ -250,7 +262,7 @@ class _Reader:
             self.raw(record, "item without its id")
 
     def item(self, item: Record, finished: bool, record: Record | None = None) -> None:
-        handler = _ITEM_HANDLERS.get(text_field(item.get("type")) or "")
+        handler = _ITEM_HANDLERS.get(_item_type(item) or "")
         if handler is None:
             self.raw(record or item, "item of a type not known here")
         else:
@@ -337,7 +349,10 @@ class _Reader:
         self.call(item, "update_plan", {"plan": steps})
 
     def error_item(self, item: Record, finished: bool) -> None:
-        self.error(item, item)
+        """An error item is a warning the run went on after (a retried connection, a model
+        rerouted, a deprecation): kept raw, saying so. A failure ends a turn (`turn.failed`)
+        or the stream (an `error` event)."""
+        self.raw(item, "a warning Codex reported while the run went on")
 
     def call(self, item: Record, name: str, tool_input: dict[str, Any]) -> str:
         call_id = text_field(item.get("id")) or f"{name}@{self.line}"
@@ -356,6 +371,13 @@ _ITEM_HANDLERS = {
     "todo_list": _Reader.todo_list,
     "error": _Reader.error_item,
 }
+
+
+def _item_type(item: Record) -> str | None:
+    """An item's kind: `type`, or `item_type` in the first releases of the stream (0.4x), whose
+    messages were `assistant_message`."""
+    kind = text_field(item.get("type")) or text_field(item.get("item_type"))
+    return "agent_message" if kind == "assistant_message" else kind
 
 
 def _change_fields(change: Record) -> dict[str, Any] | None:
