@@ -424,3 +424,17 @@ def test_the_first_releases_item_type_is_read(tmp_path: Path) -> None:
     assert [r.text for r in of(events, Reasoning)] == ["Plan"]
     assert [a.text for a in of(events, AgentMessage)] == ["Done."]
     assert of(events, RawEvent) == []
+
+
+def test_a_resumed_runs_items_keep_calls_of_their_own(tmp_path: Path) -> None:
+    """Each run numbers its items from item_0: a resumed run printed into the same file gave
+    two calls one id, whose results could not be told apart."""
+    records = [
+        {"type": "thread.started", "thread_id": THREAD},
+        item("command_execution", "item_0", **command(LS, "a\n", 0, "completed")),
+        {"type": "thread.started", "thread_id": THREAD},
+        item("command_execution", "item_0", **command(LS, "b\n", 0, "completed")),
+    ]
+    events = _parse(tmp_path, records)
+    assert [call.call_id for call in of(events, ToolCall)] == ["item_0", "item_0-run2"]
+    assert [result.call_id for result in of(events, ToolResult)] == ["item_0", "item_0-run2"]

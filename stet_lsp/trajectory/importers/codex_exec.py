@@ -142,6 +142,7 @@ class _Reader:
     pending: dict[str, _Pending] = field(default_factory=dict)
     totals: tuple[int, int, int] | None = None
     started: bool = False
+    runs: int = 1  # the runs the stream holds so far (a resumed run prints its thread again)
 
     def __post_init__(self) -> None:
         self.parsed = ParsedSession(format=FORMAT, session_id="")
@@ -211,6 +212,7 @@ class _Reader:
 
     def thread_started(self, record: Record) -> None:
         if self.started:
+            self.runs += 1
             self.raw(record, "a thread started again in the same stream (a resumed run)")
             if text_field(record.get("thread_id")) != self.parsed.session_id:
                 self.totals = None  # another thread: its token totals start anew
@@ -356,6 +358,8 @@ class _Reader:
 
     def call(self, item: Record, name: str, tool_input: dict[str, Any]) -> str:
         call_id = text_field(item.get("id")) or f"{name}@{self.line}"
+        if self.runs > 1:
+            call_id += f"-run{self.runs}"  # each run numbers its items from item_0
         self.emit(ev.ToolCall, call_id=call_id, name=name, input=tool_input)
         return call_id
 
