@@ -848,10 +848,14 @@ class RuleScanner:
             self._defaults.append(
                 Span(default, end, rule.name, priority, rule.replacement, rule.prefix)
             )
+        self._cover(priority, start, end)
+        return True
+
+    def _cover(self, priority: int, start: int, end: int) -> None:
+        """Notes the value this rule took last, when it reaches further than any before."""
         if end > self._covered_until.get(priority, -1):
             self._covered_until[priority] = end
             self._covered_from[priority] = start
-        return True
 
     def _accept_compared(self, priority: int, rule: Rule, match: re.Match[str]) -> bool:
         """A literal written before the credential's name it is compared with (`"…" ==
@@ -863,9 +867,7 @@ class RuleScanner:
         if not self._judge(priority, rule, value, key) or syntax.names_itself(key, value):
             return False
         self.spans.append(Span(start, end, rule.name, priority, rule.replacement, rule.prefix))
-        if end > self._covered_until.get(priority, -1):
-            self._covered_until[priority] = end
-            self._covered_from[priority] = start
+        self._cover(priority, start, end)
         return True
 
     def _expansion_pieces(

@@ -601,11 +601,13 @@ GENERIC_ASSIGNMENT = Rule(
 _OPERATORS = ("==", "!=", "~=")
 _OPERATOR = r"(?:={2,3}|!={1,2}|~=)"
 # A test's expectation of what stands before it: Jest's `.toBe(`, `.not.toEqual(`,
-# `.resolves.toStrictEqual(`, chai's `.to.equal(`, `.to.eq(`, AssertJ's `.isEqualTo(`, RSpec's
-# `.to eq `, `.to eql(`, kotest's `shouldBe` (after the `)` of `expect(…)`, `assertThat(…)`).
+# `.resolves.toStrictEqual(`, chai's `.to.equal(`, `.to.not.eq(`, AssertJ's `.isEqualTo(`,
+# RSpec's `.to eq `, `.to eql(`, kotest's `shouldBe` (after the `)` of `expect(…)`,
+# `assertThat(…)`).
 EXPECTATION = (
-    r"\.(?:(?:resolves|rejects|not|to)\.){0,2}(?:toBe|toEqual|toStrictEqual|isEqualTo|eql?|equal)\("
-    r"|\.to(?:_not)?[ \t]{1,4}eql?(?:\(|[ \t])|[ \t]{1,4}shouldBe[ \t]{1,4}"
+    r"\.(?:(?:resolves|rejects|not)\.){0,2}(?:toBe|toEqual|toStrictEqual)\(|\.isEqualTo\("
+    r"|\.to\.(?:not\.)?(?:eql?|equal)\(|\.to(?:_not)?[ \t]{1,4}eql?(?:\(|[ \t])"
+    r"|[ \t]{1,4}shouldBe[ \t]{1,4}"
 )
 _COMPARED = (
     r"(?:\(\))?(?:\}[\"']?[ \t]{1,4}=(?!=)|[\"'\])}]{0,3}(?:[ \t]{0,4}"

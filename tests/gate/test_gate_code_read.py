@@ -143,7 +143,7 @@ def test_code_text_is_no_value(code: str) -> None:
     _left_whole(code)
 
 
-# A literal longer than the 200 characters a literal first was first read within.
+# A literal of 264 characters written before the name: read as far back as 400.
 _LONG = "Xk9mQ2vLp8rT4wZ3nB7cE1" * 12
 
 

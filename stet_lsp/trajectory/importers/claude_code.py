@@ -361,7 +361,8 @@ class _Transcript:
     branch: str | None = None
     model: str | None = None
     first_prompt: str | None = None
-    cost_usd: float | None = None  # the session's cost as its last cost-state record counts it
+    # The session's cost as its last cost-state record (or a headless run's result) counts it.
+    cost_usd: float | None = None
     runs: int = 0  # a headless run's `result` records
     uuids: set[str] = field(default_factory=set)
     summaries: list[tuple[str | None, str]] = field(default_factory=list)
@@ -682,7 +683,7 @@ class _FileReader:
         # The last: a continued conversation starts with records copied from the one before.
         out.session_id = _str(record.get("sessionId")) or out.session_id
         out.version = (
-            out.version or _str(record.get("version")) or _str(record.get("claude_code_version"))
+            out.version or _str(record.get("version")) or _str(record.get(_HEADLESS_VERSION))
         )
         self.record_cwd = _str(record.get("cwd")) or self.record_cwd
         out.cwd = out.cwd or self.record_cwd
@@ -1017,11 +1018,7 @@ class _FileReader:
         ):
             self._emit(RawEvent, at, record=record, reason="subagent progress")
             return
-        if agent_id not in self.started:
-            self.started.add(agent_id)
-            spawn = self.out.spawns.get(call_id or "")
-            description = spawn.description if spawn else None
-            self._emit(Subagent, at, agent_id=agent_id, call_id=call_id, description=description)
+        self._start_subagent(at, agent_id, call_id, self.out.spawns.get(call_id or ""))
         time = _str(nested.get("timestamp")) or at.time
         self._message(_At(at.source, time, agent_id), nested)
 
@@ -1179,35 +1176,31 @@ class _FileReader:
             self.sidechain_of[uuid] = agent_id
         self.latest_sidechain = agent_id
         if agent_id not in self.started:
-            self.started.add(agent_id)
             spawn = self._spawn_for_sidechain(parent, record)
-            self._emit(
-                Subagent,
-                _At(source, time, None),
-                agent_id=agent_id,
-                call_id=spawn.call_id if spawn else None,
-                description=spawn.description if spawn else None,
-            )
-            if spawn:
-                self.out.agent_calls.setdefault(agent_id, spawn.call_id)
+            call_id = spawn.call_id if spawn else None
+            self._start_subagent(_At(source, time, None), agent_id, call_id, spawn)
         return agent_id
 
     def _headless_subagent(self, source: SourceRef, time: str | None, call_id: str) -> str:
         """The subagent a headless run's record belongs to: the one the call it names
         (`parent_tool_use_id`) started, which the run's stream holds inline."""
         agent_id = f"agent-{call_id}"
-        if agent_id not in self.started:
-            self.started.add(agent_id)
-            spawn = self.out.spawns.get(call_id)
-            self._emit(
-                Subagent,
-                _At(source, time, None),
-                agent_id=agent_id,
-                call_id=call_id,
-                description=spawn.description if spawn else None,
-            )
-            self.out.agent_calls.setdefault(agent_id, call_id)
+        spawn = self.out.spawns.get(call_id)
+        self._start_subagent(_At(source, time, None), agent_id, call_id, spawn)
         return agent_id
+
+    def _start_subagent(
+        self, at: _At, agent_id: str, call_id: str | None, spawn: _Spawn | None
+    ) -> None:
+        """The `subagent` event of an agent whose records start here (once), linked to the
+        call that started it when it is known."""
+        if agent_id in self.started:
+            return
+        self.started.add(agent_id)
+        description = spawn.description if spawn else None
+        self._emit(Subagent, at, agent_id=agent_id, call_id=call_id, description=description)
+        if call_id:
+            self.out.agent_calls.setdefault(agent_id, call_id)
 
     def _spawn_for_sidechain(self, parent: str | None, record: dict[str, Any]) -> _Spawn | None:
         claimed = set(self.out.agent_calls.values())

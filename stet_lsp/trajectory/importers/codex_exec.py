@@ -25,7 +25,8 @@ the working folder and the times are not in it.
   diff where the stream holds none); `mcp_tool_call` (`server`, `tool`, `arguments`,
   `result`, `error`, `status`) an `mcp__server__tool` call and its result; `web_search`
   (`query`, later `action`) a `web_search` call; `todo_list` (`items`: `text`, `completed`)
-  an `update_plan` call, the plan as the turn left it; `error` (`message`) an Error.
+  an `update_plan` call, the plan as the turn left it; `error` (`message`), a warning the
+  run went on after, kept raw.
   Other item types (`collab_tool_call`, ones added later) are kept raw.
 * `item.plan.delta` (a plan's text streamed in pieces, which its `plan` item holds whole):
   counted in `dropped.repeated_event`; `request_user_input` and unknown types are kept raw.
@@ -68,7 +69,6 @@ _EVENT_TYPES = frozenset(
     }
 )
 _OPERATIONS = {"add": "create", "delete": "delete", "update": "modify"}
-_USAGE_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens")
 
 Record = dict[str, Any]
 
@@ -191,8 +191,12 @@ class _Reader:
             self.error(mapping(record.get("error")), record)
         elif kind == "error":
             self.error(record, record)
-        elif kind in _ITEM_EVENTS and isinstance(record.get("item"), dict):
-            self.item_event(kind, record["item"], record)
+        elif kind in _ITEM_EVENTS:
+            item = record.get("item")
+            if isinstance(item, dict):
+                self.item_event(kind, item, record)
+            else:
+                self.raw(record, "item event without its item")
         elif kind == "item.plan.delta":
             self.parsed.dropped["repeated_event"] += 1  # its plan item holds the whole text
         elif kind == "request_user_input":
@@ -274,10 +278,10 @@ class _Reader:
 
     def agent_message(self, item: Record, finished: bool) -> None:
         text = text_field(item.get("text"))
-        if text is not None:
+        if text is not None and text.strip():
             self.emit(ev.AgentMessage, text=text)
         else:
-            self.parsed.dropped["empty_message"] += 1
+            self.parsed.dropped["empty_text"] += 1
 
     def reasoning(self, item: Record, finished: bool) -> None:
         text = text_field(item.get("text"))
