@@ -51,6 +51,7 @@ from stet_lsp.core.jsonread import object_or_none, value_or_none
 from stet_lsp.core.targets import git_holders
 from stet_lsp.trajectory.importers.claude_code import copied_from_another
 from stet_lsp.trajectory.importers.codex import is_harness_text
+from stet_lsp.trajectory.importers.fields import text_blocks
 from stet_lsp.trajectory.importers.files import open_text
 from stet_lsp.trajectory.importers.openhands_v1 import (
     BASE_STATE,
@@ -330,13 +331,7 @@ def _claude_prompt(message: Any) -> str | None:
     elif isinstance(content, list):
         if any(isinstance(block, dict) and block.get("type") == "tool_result" for block in content):
             return None
-        texts = [
-            block["text"]
-            for block in content
-            if isinstance(block, dict)
-            and block.get("type") == "text"
-            and isinstance(block.get("text"), str)
-        ]
+        texts = text_blocks(content)
     else:
         return None
     for text in texts:

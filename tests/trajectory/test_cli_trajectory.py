@@ -18,6 +18,7 @@ import pygit2
 import pytest
 from test_import_atif import TERMINUS_AGENT, TERMINUS_DONE, TERMINUS_FIRST, terminus_step
 from test_import_atif import trajectory as atif_trajectory
+from test_import_claude_code import headless_run
 from test_import_codex import (
     call_output,
     event,
@@ -1289,3 +1290,23 @@ def test_an_events_file_saved_with_a_byte_order_mark_keeps_its_first_step(
     events.write_bytes(b"\xef\xbb\xbf" + events.read_bytes())
 
     assert [stet(*command, "-C", str(root)) for command in commands] == without
+
+
+def test_a_headless_claude_runs_output_is_stored_with_its_cost_and_valid(
+    stet: Run, root: Path, tmp_path: Path
+) -> None:
+    """What `claude -p --output-format stream-json --verbose` printed, saved by a CI job and
+    imported through the command line: a Claude Code session whose call, result and answer
+    are stored, session_end holding the run's reported cost, and the trajectory valid."""
+    records = headless_run({"subtype": "success", "is_error": False, "total_cost_usd": 0.0123})
+    source = tmp_path / "run.jsonl"
+    source.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    document = imported(stet, root, source)
+    assert (document["format"], document["problems"]) == ("claude-code", [])
+    events = stored_events(root, document)
+    assert [e["name"] for e in events if e["kind"] == "tool_call"] == ["Bash"]
+    assert [e["text"] for e in events if e["kind"] == "agent_message"] == ["One folder: src."]
+    assert [e.get("cost_usd") for e in events if e["kind"] == "session_end"] == [0.0123]
+    folder = root / document["folder"]
+    code, out, err = stet("trajectory", "validate", str(folder))
+    assert (code, out, err) == (0, "", f"{folder}: valid\n")

@@ -2556,7 +2556,7 @@ def test_subagents_no_call_started_stand_where_they_ran(seed: int) -> None:
     assert [id(e) for e in placed] == [id(e) for e in _moved_one_by_one(events, blocks)]
 
 
-def _headless_run(result: dict[str, Any], session: str = SID) -> list[dict[str, Any]]:
+def headless_run(result: dict[str, Any], session: str = SID) -> list[dict[str, Any]]:
     """`claude -p --output-format stream-json --verbose`, as Claude Code 2.0 prints it: an
     `init` record, the run's replies and tool results (`session_id`, no `parentUuid`), pieces
     of a reply as it streamed (`--include-partial-messages`), and the run's `result`."""
@@ -2625,7 +2625,7 @@ def test_a_headless_runs_output_is_a_session_with_its_cost_and_failure(tmp_path:
     only when its records carried a `uuid` (later builds), its `result` an unknown record and
     its streamed pieces one raw event each. The run's reported cost is session_end's, a
     failed run is an error saying why, and streamed pieces are counted as left out."""
-    done = _headless_run({"subtype": "success", "is_error": False, "total_cost_usd": 0.0123})
+    done = headless_run({"subtype": "success", "is_error": False, "total_cost_usd": 0.0123})
     path = write(tmp_path / "run.jsonl", done)
     assert detect(path).name == "claude-code"
     parsed = IMPORTER.parse(path)
@@ -2642,17 +2642,17 @@ def test_a_headless_runs_output_is_a_session_with_its_cost_and_failure(tmp_path:
     ]
     assert parsed.dropped["partial_message"] == 1
 
-    failed = _headless_run(
+    failed = headless_run(
         {"subtype": "error_max_turns", "is_error": True, "total_cost_usd": 0.5, "result": ""}
     )
     (error,) = of(IMPORTER.parse(write(tmp_path / "failed.jsonl", failed)).events, Error)
     assert error.message == "the run stopped at its limit of turns (error_max_turns)"
-    listed = _headless_run({"subtype": "error_during_execution", "errors": ["Boom", " "]})
+    listed = headless_run({"subtype": "error_during_execution", "errors": ["Boom", " "]})
     (error,) = of(IMPORTER.parse(write(tmp_path / "listed.jsonl", listed)).events, Error)
     assert error.message == "the run failed (error_during_execution): Boom"
 
     # Two runs saved in one file: each total counts one run, so neither is the session's.
-    twice = [*done, *_headless_run({"subtype": "success", "total_cost_usd": 0.02})]
+    twice = [*done, *headless_run({"subtype": "success", "total_cost_usd": 0.02})]
     events = IMPORTER.parse(write(tmp_path / "twice.jsonl", twice)).events
     assert of(events, SessionEnd)[0].cost_usd is None
 
@@ -2663,7 +2663,7 @@ def test_a_headless_runs_subagent_and_structured_results_are_read(tmp_path: Path
     the subagent's records were the main agent's, and an Edit's patch was left unread. Other
     tools' streams of the same shape (no `claude_code_version` in their `init`) are not
     Claude Code's."""
-    run = _headless_run({"subtype": "success", "total_cost_usd": 0.1})
+    run = headless_run({"subtype": "success", "total_cost_usd": 0.1})
     keys = {"session_id": SID}
     task = {"type": "tool_use", "id": "toolu_task", "name": "Task"}
     task["input"] = {"description": "Find things", "prompt": "Find things", "subagent_type": "x"}

@@ -49,6 +49,7 @@ from stet_lsp.trajectory.importers.fields import (
     count_field,
     mapping,
     sequence,
+    text_blocks,
     text_field,
 )
 from stet_lsp.trajectory.importers.files import file_digest, jsonl_records
@@ -413,13 +414,7 @@ def _mcp_output(result: Record) -> str:
     """An MCP result's text: its text content blocks, else its content or structured content
     as JSON."""
     blocks = sequence(result.get("content"))
-    texts = [
-        block["text"]
-        for block in blocks
-        if isinstance(block, dict)
-        and block.get("type") == "text"
-        and isinstance(block.get("text"), str)
-    ]
+    texts = text_blocks(blocks)
     if texts and len(texts) == len(blocks):
         return "\n".join(texts)
     if blocks:

@@ -71,6 +71,17 @@ def sequence(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+def text_blocks(blocks: list[Any]) -> list[str]:
+    """The texts of a message's or a result's content blocks of type `text`, in order."""
+    return [
+        block["text"]
+        for block in blocks
+        if isinstance(block, dict)
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
+    ]
+
+
 def as_text(value: Any) -> str:
     """A tool's output or argument as text: strings as they are, other JSON compactly."""
     if value is None:
