@@ -1292,15 +1292,22 @@ def test_an_events_file_saved_with_a_byte_order_mark_keeps_its_first_step(
     assert [stet(*command, "-C", str(root)) for command in commands] == without
 
 
+@pytest.mark.parametrize("saved", ["stream", "execution file"])
 def test_a_headless_claude_runs_output_is_stored_with_its_cost_and_valid(
-    stet: Run, root: Path, tmp_path: Path
+    stet: Run, root: Path, tmp_path: Path, saved: str
 ) -> None:
-    """What `claude -p --output-format stream-json --verbose` printed, saved by a CI job and
+    """What `claude -p --output-format stream-json --verbose` printed, saved by a CI job as
+    it came or as claude-code-action's execution file (one JSON array, pretty-printed) and
     imported through the command line: a Claude Code session whose call, result and answer
     are stored, session_end holding the run's reported cost, and the trajectory valid."""
     records = headless_run({"subtype": "success", "is_error": False, "total_cost_usd": 0.0123})
-    source = tmp_path / "run.jsonl"
-    source.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    if saved == "stream":
+        source = tmp_path / "run.jsonl"
+        text = "".join(json.dumps(record) + "\n" for record in records)
+    else:
+        source = tmp_path / "claude-execution-output.json"
+        text = json.dumps(records, indent=2)
+    source.write_text(text, encoding="utf-8")
     document = imported(stet, root, source)
     assert (document["format"], document["problems"]) == ("claude-code", [])
     events = stored_events(root, document)

@@ -2657,6 +2657,64 @@ def test_a_headless_runs_output_is_a_session_with_its_cost_and_failure(tmp_path:
     assert of(events, SessionEnd)[0].cost_usd is None
 
 
+def test_a_headless_run_saved_as_one_json_array_is_read_as_its_stream(tmp_path: Path) -> None:
+    """claude-code-action saves a run's records as one pretty-printed JSON array (its
+    execution file), which no importer knew: it is read as the stream is, each event naming
+    the line its record starts on. A document cut short keeps the records before the cut
+    and says where it stops."""
+    records = headless_run({"subtype": "success", "is_error": False, "total_cost_usd": 0.0123})
+    stream = IMPORTER.parse(write(tmp_path / "run.jsonl", records))
+    text = json.dumps(records, indent=2)
+    path = tmp_path / "claude-execution-output.json"
+    path.write_text(text, encoding="utf-8")
+    assert detect(path).name == "claude-code"
+    parsed = IMPORTER.parse(path)
+    assert parsed.problems == []
+    assert parsed.dropped == stream.dropped
+    assert [event.kind for event in parsed.events] == [event.kind for event in stream.events]
+    lines = text.splitlines()
+    starts = [number for number, line in enumerate(lines, 1) if line == "  {"]
+    assert len(starts) == len(records)
+    (call,) = of(parsed.events, ToolCall)
+    assert call.source.line == starts[2]  # the third record: the reply calling Bash
+    assert of(parsed.events, SessionEnd)[0].cost_usd == 0.0123
+
+    # Written without indentation, on one line, the same.
+    path.write_text(json.dumps(records), encoding="utf-8")
+    assert [e.kind for e in IMPORTER.parse(path).events] == [e.kind for e in stream.events]
+
+    cut = text[: text.index('"One folder: src."')]
+    path.write_text(cut, encoding="utf-8")
+    parsed = IMPORTER.parse(path)
+    assert [call.name for call in of(parsed.events, ToolCall)] == ["Bash"]
+    assert not of(parsed.events, AgentMessage)
+    (problem,) = parsed.problems
+    assert problem.line == len(cut.splitlines()) and problem.message.startswith("not JSON")
+
+
+def test_only_a_headless_runs_array_is_claude_codes(tmp_path: Path) -> None:
+    """A JSON array is Claude Code's when its first items hold a headless run's `init`
+    naming the harness's version: not a Gemini CLI `logs.json` (a list of records naming
+    their sessionId and type), another tool's run (no version), or Qwen Code's. A JSON
+    Lines file whose first record is an array is read line by line, as before."""
+    records = headless_run({"subtype": "success", "total_cost_usd": 0.1})
+    assert IMPORTER.sniff(json.dumps(records, indent=2))
+    unnamed = [{k: v for k, v in records[0].items() if k != "claude_code_version"}]
+    assert not IMPORTER.sniff(json.dumps([*unnamed, *records[1:]], indent=2))
+    qwen = {**records[0], "qwen_code_version": "0.1.0"}
+    assert not IMPORTER.sniff(json.dumps([qwen, *records[1:]], indent=2))
+    logs = [{"sessionId": SID, "messageId": 0, "type": "user", "message": "hi"}]
+    path = tmp_path / "logs.json"
+    path.write_text(json.dumps(logs, indent=2), encoding="utf-8")
+    assert detect(path).name == "gemini-cli"
+
+    lines = write(tmp_path / "lines.jsonl", [[1, 2], *records])
+    parsed = IMPORTER.parse(lines)
+    assert [call.name for call in of(parsed.events, ToolCall)] == ["Bash"]
+    first = of(parsed.events, RawEvent)[0]
+    assert (first.source.line, first.reason) == (1, "not a JSON object")
+
+
 def test_a_headless_runs_subagent_and_structured_results_are_read(tmp_path: Path) -> None:
     """A headless run's stream writes a subagent's records inline, naming the Task call that
     started it (`parent_tool_use_id`), and a tool's structured output as `tool_use_result`:

@@ -60,6 +60,9 @@ One JSON object a line, appended as the session runs. The records, by `type`:
   message). The pieces of replies it streams (`stream_event`, with
   `--include-partial-messages`) are counted in `dropped.partial_message`: each reply's
   records follow whole.
+  The same records saved as one JSON array (claude-code-action's execution file,
+  `claude-execution-output.json`, pretty-printed) are read alike, each from the line its item
+  starts on, when the array's first items hold the `init`.
 * `progress` (hook, bash, MCP and subagent progress; `agent_progress` carries a subagent's
   messages while it runs), `attachment` (context the harness attached: hook output, skill
   listings, a prompt queued while the agent worked), `queue-operation` (a `remove` of reason
@@ -156,7 +159,7 @@ from stet_lsp.trajectory.events import (
     UserMessage,
 )
 from stet_lsp.trajectory.importers import head_records
-from stet_lsp.trajectory.importers.base import ParsedSession, Problem
+from stet_lsp.trajectory.importers.base import SNIFF_BYTES, ParsedSession, Problem
 from stet_lsp.trajectory.importers.claude_code_changes import (
     backgrounded,
     file_changes,
@@ -171,6 +174,7 @@ from stet_lsp.trajectory.importers.fields import (
     whole_count,
 )
 from stet_lsp.trajectory.importers.files import file_digest, jsonl_records, open_text
+from stet_lsp.trajectory.importers.jsondoc import array_records, leading_items
 from stet_lsp.trajectory.importers.qwen_code import is_qwen_record
 from stet_lsp.trajectory.importers.shell_moves import moved_paths
 
@@ -287,7 +291,10 @@ class ClaudeCodeImporter:
         `claude_code_version`) and no `payload`
         (Codex rollouts wrap everything in one) or `projectHash` (a Gemini CLI session's
         metadata, whose messages may name their sessionId too), and none of Qwen Code's,
-        which have Claude Code's keys around a Gemini API message (`is_qwen_record`)."""
+        which have Claude Code's keys around a Gemini API message (`is_qwen_record`); or a JSON
+        array of a headless run's records (`_is_headless_array`)."""
+        if head.lstrip()[:1] == "[":
+            return _is_headless_array(leading_items(head))
         records, cut = head_records(head)
         known = False
         for value in records:
@@ -583,7 +590,12 @@ class _FileReader:
         self.drain: list[tuple[_At, dict[str, Any], int, str, int]] = []
 
     def read(self, path: Path) -> _Transcript:
-        for line, value in jsonl_records(path, self.out.source, self.shared.problems):
+        problems = self.shared.problems
+        with open_text(path) as stream:
+            array = stream.read(SNIFF_BYTES).lstrip()[:1] == "["
+        items = array_records(path, self.out.source, problems) if array else None
+        records = jsonl_records(path, self.out.source, problems) if items is None else items
+        for line, value in records:
             if self.out.records == 0:
                 self.out.first_line = line
             self.out.records += 1
@@ -1584,6 +1596,21 @@ def _failed_run(record: dict[str, Any], subtype: str | None) -> str:
     meaning = _FAILED_RUNS.get(subtype or "", "the run failed")
     detail = f" ({subtype})" if subtype and subtype != "success" else ""
     return f"{meaning}{detail}: {said}" if said.strip() else f"{meaning}{detail}"
+
+
+def _is_headless_array(items: list[Any]) -> bool:
+    """Whether the first items of a JSON array are a headless run's records: its `init`
+    among them, naming the harness's version, and none of them Qwen Code's."""
+    if any(
+        isinstance(item, dict) and (is_qwen_record(item) or _QWEN_RUN in item) for item in items
+    ):
+        return False
+    return any(
+        isinstance(item, dict)
+        and text_field(item.get("type")) == "system"
+        and _HEADLESS_VERSION in item
+        for item in items
+    )
 
 
 def _session_start(main: _Transcript) -> SessionStart:

@@ -22,6 +22,7 @@ Spec = dict[str, Any] | list[Any] | None
 
 _DECODER = json.JSONDecoder()
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
+_MORE_DATA = "more data after the JSON document"
 
 
 class _Stop(Exception):
@@ -54,7 +55,7 @@ class JsonDocument:
             end = self._value(self._skip(0), spec, "", holder.append)
             end = self._skip(end)
             if end < len(self.text):
-                raise _Stop(end, "more data after the JSON document")
+                raise _Stop(end, _MORE_DATA)
         except _Stop as stop:
             self.error = (stop.position, stop.message)
         return holder[0] if holder else None
@@ -157,6 +158,21 @@ class JsonDocument:
                 raise _Stop(position, "expected ',' or ']'")
 
 
+def array_records(path: Path, source: str, problems: list[Problem]) -> list[tuple[int, Any]] | None:
+    """(line it starts on, item) of every item of a file that is one JSON array (a run's
+    records saved as one document, pretty-printed or not); None when the file holds more
+    than one value (JSON Lines whose first record is an array). A document cut short gives
+    the items before the cut and a problem saying where it stops; so does the rest."""
+    document = JsonDocument.read(path)
+    items = document.load([None])
+    if document.error is not None and document.error[1] == _MORE_DATA:
+        return None
+    problems.extend(document.problems(source))
+    if not isinstance(items, list):
+        return []
+    return [(document.line(f"/{index}"), item) for index, item in enumerate(items)]
+
+
 def escape(key: str) -> str:
     """A member name as a JSON Pointer token."""
     return key.replace("~", "~0").replace("/", "~1")
@@ -190,6 +206,25 @@ def leading_members(head: str, path: Sequence[str | int] = ()) -> dict[str, Any]
     except (_Stop, ValueError):
         pass
     return found
+
+
+def leading_items(head: str, limit: int = 20) -> list[Any]:
+    """The items (at most `limit`) of the array a file starts with that are whole within
+    `head`, its start; empty when `head` starts no array. For sniffing, as `leading_members`."""
+    items: list[Any] = []
+    document = JsonDocument(head)
+    try:
+        position = _enter(document, document._skip(0), 0)
+        while len(items) < limit and not head.startswith("]", position):
+            item, position = document._decode(position)
+            items.append(item)
+            position = document._skip(position)
+            if not head.startswith(",", position):
+                break
+            position = document._skip(position + 1)
+    except _Stop:
+        pass
+    return items
 
 
 def _enter(document: JsonDocument, position: int, step: str | int) -> int:
