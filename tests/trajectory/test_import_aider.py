@@ -1834,15 +1834,27 @@ x = 2
                 "Try to proceed anyway? (Y)es/(N)o [Yes]: n"
             ],
         ),
+        (
+            "> list index out of range¶\n> Added src/util.py to the chat.¶\n"
+            "> Warning: it's best to only add files that need changes to the chat.¶\n"
+            "> https://aider.chat/docs/troubleshooting/edit-errors.html¶\n",
+            ["list index out of range"],
+            [
+                "Added src/util.py to the chat.\n"
+                "Warning: it's best to only add files that need changes to the chat.\n"
+                "https://aider.chat/docs/troubleshooting/edit-errors.html"
+            ],
+        ),
     ],
-    ids=["interrupted", "commit-failed", "context-too-long"],
+    ids=["interrupted", "commit-failed", "context-too-long", "notices"],
 )
 def test_what_aider_prints_after_a_failed_edits_exception_is_not_its_text(
     tmp_path: Path, after: str, text: list[str], output: list[str]
 ) -> None:
     """After the exception's text of a failed edit aider commits what it did edit, then sends
     the model the exception (warning first when the chat is too long) or stops: the error took
-    in the interruption (losing it), the failed commit and the warning with its question."""
+    in the interruption (losing it), the failed commit, the warning with its question, and
+    aider's notices, warnings and links."""
     history = (FAILED_EDIT + after).replace("¶", "  ")
     parsed = AIDER.parse(write(tmp_path, history))
     errors = of(parsed.events, Error)

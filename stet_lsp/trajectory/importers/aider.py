@@ -154,10 +154,13 @@ _ERROR_STARTS = ("The LLM did not conform to the edit format.", _UPDATE_FAILED)
 # What aider prints after the exception's text of a failed edit, which is none of it: the
 # commit of the files it did edit failing (`Unable to commit: …`, `Unable to add <path>: …`),
 # then, sending the model the exception, the warning that the chat is too long (its question
-# ends a report anyway), or the notice that it stops doing so.
+# ends a report anyway), or the notice that it stops doing so; its own notices and warnings
+# (`Added <path> to the chat.`, `Warning: …`, `Warning for <model>: …`) and its documentation's
+# links.
 _AFTER_UPDATE_FAILED = re.compile(
     r"Unable to (?:add|diff|commit)\b|Failed to generate commit message!"
     r"|Your estimated chat context of |Only \d+ reflections allowed, stopping\."
+    r"|Added \S.* to the chat\.$|Warning(?: for \S+)?: |https://aider\.chat/"
 )
 # A request of the model that failed: the API's error, as litellm names its exceptions, an
 # exception aider caught while sending (`Unexpected error: …`, in versions of mid-2024; later
