@@ -2620,6 +2620,149 @@ def headless_run(result: dict[str, Any], session: str = SID) -> list[dict[str, A
     ]
 
 
+# What other tools' streams of a headless run's shape start with: Amp's (its tools' names in
+# its own case, its threads' ids) and Cursor's agent's (no tools listed, its models' names).
+AMP_INIT = {
+    "type": "system",
+    "subtype": "init",
+    "cwd": "/home/ada/src/app",
+    "session_id": "T-5c0ffee0-1111-4222-8333-444455556666",
+    "tools": ["Bash", "Read", "Grep", "Task", "edit_file", "create_file", "glob"],
+    "mcp_servers": [],
+}
+CURSOR_INIT = {
+    "type": "system",
+    "subtype": "init",
+    "apiKeySource": "login",
+    "cwd": "/home/ada/src/app",
+    "session_id": SID,
+    "model": "Claude 4 Sonnet",
+    "permissionMode": "default",
+}
+
+
+@pytest.mark.parametrize(
+    ("init", "theirs"),
+    [
+        ({"claude_code_version": "2.0.62"}, True),
+        ({"tools": ["Task", "Bash", "Glob", "Grep", "LS", "Read", "Edit"]}, True),
+        ({"model": "claude-sonnet-4-20250514", "permissionMode": "bypassPermissions"}, True),
+        ({"tools": ["Task", "Bash", "Read", "mcp__github__add_issue_comment"]}, False),
+        (AMP_INIT, False),
+        (CURSOR_INIT, False),
+        ({"claude_code_version": "2.0.62", "qwen_code_version": "0.4.0"}, False),
+    ],
+    ids=["version", "own-tools", "claude-model", "shared-tools", "amp", "cursor", "qwen"],
+)
+def test_a_headless_runs_init_is_told_from_other_tools_streams(
+    init: dict[str, Any], theirs: bool
+) -> None:
+    """Builds before 2.0 name no version in a headless run's `init`; they list tools only
+    Claude Code has, or a Claude model beside the permission mode, which other tools' streams
+    of the same shape do not. Those runs were no known format."""
+    base = {"type": "system", "subtype": "init", "session_id": SID}
+    records = [{**base, **init}, *headless_run({"subtype": "success"})[1:]]
+    assert IMPORTER.sniff("".join(json.dumps(r) + "\n" for r in records)) is theirs
+    assert IMPORTER.sniff(json.dumps(records, indent=2)) is theirs
+
+
+def test_a_headless_run_in_a_ci_log_is_read_past_its_other_lines(tmp_path: Path) -> None:
+    """A CI job's log holds a headless run's output with what the run printed to standard
+    error (`npm warn …`, `[DEBUG] …`): it was no known format. The run is read, on lines of
+    its own or as one array on one line (each record naming that line), and every other line
+    is a problem of the import."""
+    records = headless_run({"subtype": "success", "is_error": False, "total_cost_usd": 0.0123})
+    noise = [
+        "npm warn exec The following package was not found and will be installed: x@1.0.115",
+        "[DEBUG] Watching for changes in setting files /tmp/.claude/settings.json...",
+        "[ERROR] Failed to save config with lock: Error: ENOENT",
+    ]
+    stream = IMPORTER.parse(write(tmp_path / "run.jsonl", records))
+    for name, lines in (
+        (
+            "lines.log",
+            [*noise, *map(json.dumps, records[:3]), noise[1], *map(json.dumps, records[3:])],
+        ),
+        ("array.log", [*noise, json.dumps(records), "[DEBUG] Stream closed"]),
+    ):
+        path = tmp_path / name
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        assert detect(path).name == "claude-code"
+        parsed = IMPORTER.parse(path)
+        assert [e.kind for e in parsed.events] == [e.kind for e in stream.events]
+        assert of(parsed.events, SessionEnd)[0].cost_usd == 0.0123
+        not_json = [n for n, line in enumerate(lines, 1) if not line.startswith(("{", "[{"))]
+        assert [problem.line for problem in parsed.problems] == not_json
+    (call,) = of(parsed.events, ToolCall)
+    assert call.source.line == len(noise) + 1
+
+    # A log whose JSON is no Claude Code run's stays unknown.
+    other = tmp_path / "other.log"
+    other.write_text("\n".join([*noise, json.dumps(AMP_INIT)]) + "\n", encoding="utf-8")
+    with pytest.raises(StetError, match="not a transcript of a known format"):
+        detect(other)
+
+
+def test_a_headless_runs_session_compaction_and_rate_limits_are_its_own(tmp_path: Path) -> None:
+    """A headless run's session was a digest of its file: two snapshots of one growing output
+    were two sessions. It is the run's `session_id` (the first run's, when runs are appended).
+    The summary a run's compaction writes (`isSynthetic`, after its `compact_boundary`) was a
+    prompt; it is the compaction's summary. A `rate_limit_event` was an unknown record."""
+    first = headless_run({"subtype": "success", "total_cost_usd": 0.01})
+    later = headless_run({"subtype": "success", "total_cost_usd": 0.02}, session="other-id")
+    assert IMPORTER.parse(write(tmp_path / "a.jsonl", first)).session_id == SID
+    assert IMPORTER.parse(write(tmp_path / "b.jsonl", [*first, *later])).session_id == SID
+
+    keys = {"session_id": SID, "parent_tool_use_id": None}
+    summary = "This session is being continued from a previous conversation. Summary: ..."
+    records = [
+        first[0],
+        {"type": "system", "subtype": "compact_boundary", **keys},
+        {
+            "type": "user",
+            "message": {"role": "user", "content": [{"type": "text", "text": summary}]},
+            "isSynthetic": True,
+            **keys,
+        },
+        {
+            "type": "rate_limit_event",
+            "rate_limit_info": {"status": "allowed", "rateLimitType": "five_hour"},
+            **keys,
+        },
+        *first[2:],
+    ]
+    events = IMPORTER.parse(write(tmp_path / "c.jsonl", records)).events
+    assert [c.summary for c in of(events, Compaction)] == [summary]
+    assert not of(events, UserMessage)
+    reasons = [raw.reason for raw in of(events, RawEvent)]
+    assert "the account's rate limit status (a headless run's)" in reasons
+
+
+def test_a_headless_runs_output_tokens_are_counted_whole(tmp_path: Path) -> None:
+    """A reply's records in a headless run's output carry its usage as the reply began (its
+    output counted as the first tokens streamed): the run's output tokens were far too few.
+    The `result`'s totals count the same requests whole; the output beyond the replies' is a
+    usage event of no request of its own, when the totals count the same input."""
+    totals = {
+        "input_tokens": 6,
+        "cache_creation_input_tokens": 2400,
+        "cache_read_input_tokens": 0,
+        "output_tokens": 166,
+    }
+    run = headless_run({"subtype": "success", "total_cost_usd": 0.01, "usage": totals})
+    events = IMPORTER.parse(write(tmp_path / "run.jsonl", run)).events
+    usages = of(events, Usage)
+    assert [(u.output_tokens, u.requests) for u in usages] == [(8, 1), (8, 1), (150, 0)]
+    assert usages[-1].model == "claude-sonnet-4-5-20250929"
+    assert sum(u.output_tokens for u in usages) == 166
+
+    # Totals that count other requests too (a build that counted each twice) are left be.
+    doubled = {**totals, "input_tokens": 12}
+    run = headless_run({"subtype": "success", "usage": doubled})
+    usages = of(IMPORTER.parse(write(tmp_path / "doubled.jsonl", run)).events, Usage)
+    assert [u.output_tokens for u in usages] == [8, 8]
+
+
 def test_a_headless_runs_output_is_a_session_with_its_cost_and_failure(tmp_path: Path) -> None:
     """A headless run's stream (no session keys but `session_id`) was a Claude Code session
     only when its records carried a `uuid` (later builds), its `result` an unknown record and
@@ -2693,14 +2836,13 @@ def test_a_headless_run_saved_as_one_json_array_is_read_as_its_stream(tmp_path: 
 
 
 def test_only_a_headless_runs_array_is_claude_codes(tmp_path: Path) -> None:
-    """A JSON array is Claude Code's when its first items hold a headless run's `init`
-    naming the harness's version: not a Gemini CLI `logs.json` (a list of records naming
-    their sessionId and type), another tool's run (no version), or Qwen Code's. A JSON
-    Lines file whose first record is an array is read line by line, as before."""
+    """A JSON array is Claude Code's when its first items hold a headless run's `init`: not
+    a Gemini CLI `logs.json` (a list of records naming their sessionId and type), another
+    tool's run of the same shape (`AMP_INIT`), or Qwen Code's. A JSON Lines file whose first
+    record is an array is read line by line, as before."""
     records = headless_run({"subtype": "success", "total_cost_usd": 0.1})
     assert IMPORTER.sniff(json.dumps(records, indent=2))
-    unnamed = [{k: v for k, v in records[0].items() if k != "claude_code_version"}]
-    assert not IMPORTER.sniff(json.dumps([*unnamed, *records[1:]], indent=2))
+    assert not IMPORTER.sniff(json.dumps([AMP_INIT, *records[1:]], indent=2))
     qwen = {**records[0], "qwen_code_version": "0.1.0"}
     assert not IMPORTER.sniff(json.dumps([qwen, *records[1:]], indent=2))
     logs = [{"sessionId": SID, "messageId": 0, "type": "user", "message": "hi"}]
@@ -2719,8 +2861,7 @@ def test_a_headless_runs_subagent_and_structured_results_are_read(tmp_path: Path
     """A headless run's stream writes a subagent's records inline, naming the Task call that
     started it (`parent_tool_use_id`), and a tool's structured output as `tool_use_result`:
     the subagent's records were the main agent's, and an Edit's patch was left unread. Other
-    tools' streams of the same shape (no `claude_code_version` in their `init`) are not
-    Claude Code's."""
+    tools' streams of the same shape (`AMP_INIT`) are not Claude Code's."""
     run = headless_run({"subtype": "success", "total_cost_usd": 0.1})
     keys = {"session_id": SID}
     task = {"type": "tool_use", "id": "toolu_task", "name": "Task"}
@@ -2786,7 +2927,5 @@ def test_a_headless_runs_subagent_and_structured_results_are_read(tmp_path: Path
     assert change.agent == subagent.agent_id
     assert (change.diff or "").endswith("@@ -1 +1 @@\n-a\n+b\n")
 
-    amp = dict(run[0])
-    del amp["claude_code_version"]
-    head = "".join(json.dumps(record) + "\n" for record in [amp, *run[1:]])
+    head = "".join(json.dumps(record) + "\n" for record in [AMP_INIT, *run[1:]])
     assert not IMPORTER.sniff(head)

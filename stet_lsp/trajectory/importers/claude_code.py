@@ -48,21 +48,28 @@ One JSON object a line, appended as the session runs. The records, by `type`:
   follows it, and when it knows every model's cost).
 * A headless run's output (`claude -p --output-format stream-json --verbose`, and the Agent
   SDK's messages) writes the same `user`, `assistant` and `system` records without the
-  session's keys (`session_id` where a session writes `sessionId`, `tool_use_result` for
-  `toolUseResult`, a subagent's records inline naming the call that started it in
-  `parent_tool_use_id`), a `system` `init` record first (its `claude_code_version` the
-  harness's version, which tells it from other tools' streams of the same shape), and a
-  `result` record at the end
-  of each run: its `total_cost_usd` is the run's whole cost as the harness counts it (as a
-  `cost-state`'s, when the file holds one run), and a run that failed (`is_error`, a subtype
-  other than `success`: `error_max_turns`, `error_during_execution`, `error_max_budget_usd`)
-  is an error saying why; the record stays raw beside them (its `result` repeats the last
-  message). The pieces of replies it streams (`stream_event`, with
-  `--include-partial-messages`) are counted in `dropped.partial_message`: each reply's
-  records follow whole.
+  session's keys (`session_id` where a session writes `sessionId`: the session's id, the
+  first run's when runs are appended; `tool_use_result` for `toolUseResult`; a subagent's
+  records inline naming the call that started it in `parent_tool_use_id`), a `system` `init`
+  record first (its `claude_code_version` the harness's version, which tells it from other
+  tools' streams of the same shape; builds before 2.0 name none, and are told by tools only
+  Claude Code has, or a Claude model beside the permission mode), and a `result` record at
+  the end of each run: its `total_cost_usd` is the run's whole cost as the harness counts it
+  (as a `cost-state`'s, when the file holds one run), and a run that failed (`is_error`, a
+  subtype other than `success`: `error_max_turns`, `error_during_execution`,
+  `error_max_budget_usd`) is an error saying why; the record stays raw beside them (its
+  `result` repeats the last message). A reply's records carry its usage as the reply began
+  (its output counted as the first tokens streamed); the `result`'s `usage` counts the turn's
+  requests whole, and when it counts the same input as the main agent's replies, the output
+  beyond theirs is a usage event of no request of its own (`requests` 0). The summary a
+  compaction writes is a `user` record marked `isSynthetic` after its `compact_boundary`. The
+  pieces of replies it streams (`stream_event`, with `--include-partial-messages`) are
+  counted in `dropped.partial_message`: each reply's records follow whole.
   The same records saved as one JSON array (claude-code-action's execution file,
   `claude-execution-output.json`, pretty-printed) are read alike, each from the line its item
-  starts on, when the array's first items hold the `init`.
+  starts on, when the array's first items hold the `init`; so is a CI job's log of a run's
+  output and standard error (`[DEBUG] …` lines, each a problem of the import), the run's
+  records on lines of their own or as one array on one line.
 * `progress` (hook, bash, MCP and subagent progress; `agent_progress` carries a subagent's
   messages while it runs), `attachment` (context the harness attached: hook output, skill
   listings, a prompt queued while the agent worked), `queue-operation` (a `remove` of reason
@@ -132,7 +139,7 @@ import json
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate, pairwise
 from pathlib import Path
@@ -219,6 +226,29 @@ _RECORD_TYPES = frozenset(
 # Amp's, Cursor's agent's, do not); Qwen Code's names its own.
 _HEADLESS_VERSION = "claude_code_version"
 _QWEN_RUN = "qwen_code_version"
+# Tools only Claude Code names so, which an `init` of builds before 2.0 (no version) lists: Amp's
+# are lower-case (`edit_file`, `glob`), Cursor's agent lists none.
+_OWN_TOOLS = frozenset(
+    {
+        "Edit",
+        "Write",
+        "MultiEdit",
+        "Glob",
+        "LS",
+        "TodoWrite",
+        "NotebookEdit",
+        "WebFetch",
+        "WebSearch",
+        "ExitPlanMode",
+        "BashOutput",
+        "KillBash",
+        "KillShell",
+        "Skill",
+        "SlashCommand",
+    }
+)
+# How many lines of a log a headless run's `init` is looked for in (see `_headless_in_log`).
+_LOG_LINES = 1000
 _LEADING_TYPE = re.compile(r'\{\s*"type"\s*:\s*"([a-z-]+)"')
 # Keys only Claude Code's records carry next to `type` (other JSONL formats have none of them).
 _RECORD_KEYS = (
@@ -259,6 +289,7 @@ _KEPT_RECORDS = {
     "attribution-snapshot": "how much of each file the agent wrote, kept to attribute commits",
     "task-summary": "the harness's note of what the session is doing",
     "speculation-accept": "a step the harness ran ahead of time and the user accepted",
+    "rate_limit_event": "the account's rate limit status (a headless run's)",
 }
 
 _SPAWN_TOOLS = frozenset({"Task", "Agent"})
@@ -292,7 +323,8 @@ class ClaudeCodeImporter:
         (Codex rollouts wrap everything in one) or `projectHash` (a Gemini CLI session's
         metadata, whose messages may name their sessionId too), and none of Qwen Code's,
         which have Claude Code's keys around a Gemini API message (`is_qwen_record`); or a JSON
-        array of a headless run's records (`_is_headless_array`)."""
+        array of a headless run's records (`_is_headless_array`), or such a run in a log that
+        holds other lines (`_headless_in_log`)."""
         if head.lstrip()[:1] == "[":
             return _is_headless_array(leading_items(head))
         records, cut = head_records(head)
@@ -306,9 +338,13 @@ class ClaudeCodeImporter:
                 return False
             kind = text_field(value.get("type"))
             known = kind in _RECORD_TYPES and (
-                any(key in value for key in _RECORD_KEYS) or _HEADLESS_VERSION in value
+                any(key in value for key in _RECORD_KEYS)
+                or _HEADLESS_VERSION in value
+                or _is_headless_init(value)
             )
         if known:
+            return True
+        if not records and _headless_in_log(head):
             return True
         # A record larger than the sniff window, first or after records of types not known
         # here (a teammate's session starts with `agent-setting`): a message (Claude Code
@@ -588,6 +624,8 @@ class _FileReader:
         # took (its place in that queue, its text) and the index of its event.
         self.drain_queue: list[str | None] = []
         self.drain: list[tuple[_At, dict[str, Any], int, str, int]] = []
+        # Where the headless run (or turn) the next `result` ends starts in the events.
+        self.run_start = 0
 
     def read(self, path: Path) -> _Transcript:
         problems = self.shared.problems
@@ -595,7 +633,7 @@ class _FileReader:
             array = stream.read(SNIFF_BYTES).lstrip()[:1] == "["
         items = array_records(path, self.out.source, problems) if array else None
         records = jsonl_records(path, self.out.source, problems) if items is None else items
-        for line, value in records:
+        for line, value in _runs_unpacked(records):
             if self.out.records == 0:
                 self.out.first_line = line
             self.out.records += 1
@@ -692,8 +730,11 @@ class _FileReader:
         uuid = record.get("uuid")
         if isinstance(uuid, str):
             out.uuids.add(uuid)
-        # The last: a continued conversation starts with records copied from the one before.
-        out.session_id = _str(record.get("sessionId")) or out.session_id
+        # The last: a continued conversation starts with records copied from the one before. A
+        # headless run's the first: runs appended to its file later leave it the same session.
+        out.session_id = (
+            _str(record.get("sessionId")) or out.session_id or _str(record.get("session_id"))
+        )
         out.version = (
             out.version or _str(record.get("version")) or _str(record.get(_HEADLESS_VERSION))
         )
@@ -733,7 +774,36 @@ class _FileReader:
         subtype = _str(record.get("subtype"))
         if record.get("is_error") is True or (subtype is not None and subtype != "success"):
             self._emit(Error, at, message=_failed_run(record, subtype))
+        self._output_not_counted(at, record.get("usage"))
         self._emit(RawEvent, at, record=record, reason="a headless run's result")
+        self.run_start = len(self.out.events)
+
+    def _output_not_counted(self, at: _At, totals: Any) -> None:
+        """A reply's records in a headless run's output carry its usage as the reply began:
+        its output counted as the first tokens streamed. The `result`'s totals (of the turn)
+        count the same requests whole: when they count the same input as the main agent's
+        replies since the run began, the output they count beyond is a usage event of no
+        request of its own (`requests` 0)."""
+        if not isinstance(totals, dict):
+            return
+        replies = [
+            event
+            for event in self.out.events[self.run_start :]
+            if isinstance(event, Usage) and event.agent is None and event.requests == 1
+        ]
+        if not replies:
+            return
+        same_input = all(
+            _int(totals.get(key)) == sum(getattr(reply, name) for reply in replies)
+            for key, name in (
+                ("input_tokens", "input_tokens"),
+                ("cache_read_input_tokens", "cache_read_tokens"),
+                ("cache_creation_input_tokens", "cache_write_tokens"),
+            )
+        )
+        beyond = _int(totals.get("output_tokens")) - sum(reply.output_tokens for reply in replies)
+        if same_input and beyond > 0:
+            self._emit(Usage, at, model=replies[-1].model, output_tokens=beyond, requests=0)
 
     def _message(self, at: _At, record: dict[str, Any]) -> None:
         message = record.get("message")
@@ -747,7 +817,10 @@ class _FileReader:
     def _user(self, at: _At, record: dict[str, Any], message: dict[str, Any]) -> None:
         content = message.get("content")
         text = _text_of(content)
-        if record.get("isCompactSummary"):
+        if record.get("isCompactSummary") or (
+            # A headless run's summary after its compact_boundary.
+            record.get("isSynthetic") is True and self.pending_compaction is not None
+        ):
             self._compaction_summary(at, text)
             return
         self.pending_compaction = None
@@ -989,6 +1062,8 @@ class _FileReader:
     def _system(self, at: _At, record: dict[str, Any]) -> None:
         subtype = _str(record.get("subtype"))
         content = _str(record.get("content")) or ""
+        if subtype == "init":
+            self.run_start = len(self.out.events)
         if subtype == "compact_boundary":
             compaction = self._emit(Compaction, at, summary=content or "Conversation compacted")
             self.pending_compaction = compaction
@@ -1598,19 +1673,62 @@ def _failed_run(record: dict[str, Any], subtype: str | None) -> str:
     return f"{meaning}{detail}: {said}" if said.strip() else f"{meaning}{detail}"
 
 
+def _is_headless_init(record: dict[str, Any]) -> bool:
+    """Whether the record is a headless run's `init`: naming the harness's version (2.0 builds
+    on) or, in earlier builds', listing tools only Claude Code has, or a Claude model beside
+    its permission mode (Cursor's agent names its models otherwise); not Qwen Code's."""
+    if text_field(record.get("type")) != "system" or record.get("subtype") != "init":
+        return False
+    if _QWEN_RUN in record:
+        return False
+    if _HEADLESS_VERSION in record:
+        return True
+    tools = record.get("tools")
+    if isinstance(tools, list) and any(isinstance(t, str) and t in _OWN_TOOLS for t in tools):
+        return True
+    model = record.get("model")
+    return "permissionMode" in record and isinstance(model, str) and model.startswith("claude-")
+
+
 def _is_headless_array(items: list[Any]) -> bool:
     """Whether the first items of a JSON array are a headless run's records: its `init`
-    among them, naming the harness's version, and none of them Qwen Code's."""
+    among them, and none of them Qwen Code's."""
     if any(
         isinstance(item, dict) and (is_qwen_record(item) or _QWEN_RUN in item) for item in items
     ):
         return False
-    return any(
-        isinstance(item, dict)
-        and text_field(item.get("type")) == "system"
-        and _HEADLESS_VERSION in item
-        for item in items
-    )
+    return any(isinstance(item, dict) and _is_headless_init(item) for item in items)
+
+
+def _headless_in_log(head: str) -> bool:
+    """Whether a file that starts with lines that are no JSON holds a headless run: a CI
+    job's log of its output and standard error (`npm warn …`, `[DEBUG] …` lines), where the
+    run's `init` stands on a line of its own, or its records as one array on one line."""
+    for line in head.splitlines()[:_LOG_LINES]:
+        text = line.strip()
+        if text.startswith("{"):
+            try:
+                value = json.loads(text)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(value, dict) and (is_qwen_record(value) or _QWEN_RUN in value):
+                return False
+            if isinstance(value, dict) and _is_headless_init(value):
+                return True
+        elif text.startswith("[") and _is_headless_array(leading_items(text)):
+            return True
+    return False
+
+
+def _runs_unpacked(records: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
+    """The records, a headless run's records saved as one array on one line of a log read
+    one by one (each naming that line)."""
+    for line, value in records:
+        if isinstance(value, list) and _is_headless_array(value[:20]):
+            for item in value:
+                yield line, item
+        else:
+            yield line, value
 
 
 def _session_start(main: _Transcript) -> SessionStart:
