@@ -16,6 +16,7 @@ from typing import Any
 
 import pygit2
 import pytest
+from repos import make_repo
 from test_import_atif import TERMINUS_AGENT, TERMINUS_DONE, TERMINUS_FIRST, terminus_step
 from test_import_atif import trajectory as atif_trajectory
 from test_import_claude_code import headless_run
@@ -1290,6 +1291,63 @@ def test_an_events_file_saved_with_a_byte_order_mark_keeps_its_first_step(
     events.write_bytes(b"\xef\xbb\xbf" + events.read_bytes())
 
     assert [stet(*command, "-C", str(root)) for command in commands] == without
+
+
+def test_a_headless_claude_run_on_a_ci_runner_names_the_clones_files(
+    stet: Run, root: Path, tmp_path: Path
+) -> None:
+    """A headless run in a CI job worked in the runner's checkout of the repository
+    (/home/runner/work/<name>/<name>), a folder this machine does not have: its paths stayed
+    absolute and the session was taken for another project's. When the files it named there
+    are the repository's, they are named as the repository's, as a sandbox's are."""
+    (root / "src").mkdir(exist_ok=True)
+    (root / "src" / "x.py").write_text("a\n", encoding="utf-8")
+    runner = "/home/runner/work/app/app"
+    records = headless_run({"subtype": "success", "total_cost_usd": 0.01})
+    records[0] = {**records[0], "cwd": runner}
+    edit = {"file_path": f"{runner}/src/x.py", "old_string": "a", "new_string": "b"}
+    patch = [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "lines": ["-a", "+b"]}]
+    keys = {"session_id": records[0]["session_id"], "parent_tool_use_id": None}
+    records[2:2] = [
+        {
+            "type": "assistant",
+            "message": {
+                "id": "msg_E",
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "toolu_E", "name": "Edit", "input": edit}],
+            },
+            **keys,
+        },
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_E", "content": "ok"}],
+            },
+            "tool_use_result": {
+                "filePath": f"{runner}/src/x.py",
+                "oldString": "a",
+                "newString": "b",
+                "originalFile": "a\n",
+                "structuredPatch": patch,
+            },
+            **keys,
+        },
+    ]
+    source = tmp_path / "claude-execution-output.json"
+    source.write_text(json.dumps(records, indent=2), encoding="utf-8")
+    document = imported(stet, root, source)
+    assert document["outside_repository"] is False
+    changes = [e for e in stored_events(root, document) if e["kind"] == "file_change"]
+    assert [change["path"] for change in changes] == ["src/x.py"]
+
+    # A repository without those files is another project: its paths stay as they were.
+    other = make_repo(tmp_path / "other", files={"README.md": "x\n"})
+    other_root = Path(other.workdir)
+    document = imported(stet, other_root, source)
+    assert document["outside_repository"] is True
+    changes = [e for e in stored_events(other_root, document) if e["kind"] == "file_change"]
+    assert [change["path"] for change in changes] == [f"{runner}/src/x.py"]
 
 
 @pytest.mark.parametrize("saved", ["stream", "execution file"])

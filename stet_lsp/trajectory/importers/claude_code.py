@@ -49,7 +49,8 @@ One JSON object a line, appended as the session runs. The records, by `type`:
 * A headless run's output (`claude -p --output-format stream-json --verbose`, and the Agent
   SDK's messages) writes the same `user`, `assistant` and `system` records without the
   session's keys (`session_id` where a session writes `sessionId`: the session's id, the
-  first run's when runs are appended; `tool_use_result` for `toolUseResult`; a subagent's
+  first run's when runs are appended, its `cwd` a sandbox's when this machine has no such
+  folder, as a CI runner's checkout; `tool_use_result` for `toolUseResult`; a subagent's
   records inline naming the call that started it in `parent_tool_use_id`), a `system` `init`
   record first (its `claude_code_version` the harness's version, which tells it from other
   tools' streams of the same shape; builds before 2.0 name none, and are told by tools only
@@ -407,6 +408,7 @@ class _Transcript:
     # The session's cost as its last cost-state record (or a headless run's result) counts it.
     cost_usd: float | None = None
     runs: int = 0  # a headless run's `result` records
+    headless: bool = False  # a headless run's output, by its `init`
     uuids: set[str] = field(default_factory=set)
     summaries: list[tuple[str | None, str]] = field(default_factory=list)
     titles: dict[str, str] = field(default_factory=dict)
@@ -500,6 +502,10 @@ class _SessionReader:
             problems=self.shared.problems,
             dropped=self.shared.dropped,
             sources=self.sources,
+            # A headless run on another machine (a CI runner's checkout, as
+            # /home/runner/work/<name>/<name>) ran in a clone of the repository it is imported
+            # into, when the paths it named there are this one's.
+            sandbox_candidate=main.cwd if main.headless else None,
         )
 
     def _find_subagent_folder_files(self) -> None:
@@ -1064,6 +1070,7 @@ class _FileReader:
         content = _str(record.get("content")) or ""
         if subtype == "init":
             self.run_start = len(self.out.events)
+            self.out.headless = self.out.headless or _is_headless_init(record)
         if subtype == "compact_boundary":
             compaction = self._emit(Compaction, at, summary=content or "Conversation compacted")
             self.pending_compaction = compaction
