@@ -1,6 +1,5 @@
-"""The `codex exec --json` event stream: hand-written streams in the shapes
-codex-rs/exec/src/exec_events.rs serialises (serde's field names, `type` tags, nulls for
-options), one item of every type."""
+"""The `codex exec --json` event stream: hand-written streams in the shapes of Codex's exec
+events (serde's field names, `type` tags, nulls for options), one item of every type."""
 
 from __future__ import annotations
 
@@ -134,6 +133,8 @@ def test_every_item_type_becomes_its_events(parsed: Any) -> None:
         "reasoning",
         "tool_call",  # ls
         "tool_result",
+        "tool_call",  # the plan as it was set
+        "tool_result",
         "tool_call",  # apply_patch
         "tool_result",
         "file_change",
@@ -142,10 +143,12 @@ def test_every_item_type_becomes_its_events(parsed: Any) -> None:
         "tool_call",  # mcp
         "tool_result",
         "tool_call",  # web search
+        "tool_result",
         "tool_call",  # pytest
         "tool_result",
         "raw",  # an error item: a warning the run went on after
-        "tool_call",  # the plan as the turn left it
+        "tool_call",  # the plan as it was updated
+        "tool_result",
         "agent_message",
         "usage",
         "session_end",
@@ -168,7 +171,11 @@ def test_every_item_type_becomes_its_events(parsed: Any) -> None:
         "item_4": ("mcp__docs__search", {"q": "rounding"}),
         "item_5": ("web_search", {"query": "python decimal rounding"}),
         "item_6": ("shell", {"command": "/bin/bash -lc pytest"}),
-        "item_2": ("update_plan", {"plan": [{"step": "Fix total", "status": "completed"}]}),
+        "item_2": ("update_plan", {"plan": [{"step": "Fix total", "status": "pending"}]}),
+        "item_2-update1": (
+            "update_plan",
+            {"plan": [{"step": "Fix total", "status": "completed"}]},
+        ),
     }
     assert of(parsed.events, Error) == []
     (warning,) = [raw for raw in of(parsed.events, RawEvent) if raw.record.get("type") == "error"]
@@ -239,8 +246,8 @@ def test_later_versions_diffs_are_kept(tmp_path: Path) -> None:
 
 
 def test_started_and_updated_items_are_counted_as_repeats(parsed: Any) -> None:
-    # item_1 started once; item_2 (the plan) started and updated before it completed.
-    assert parsed.dropped["repeated_item"] == 3
+    # item_1 started once; item_2 (the plan) completed as its update left it.
+    assert parsed.dropped["repeated_item"] == 2
     assert parsed.dropped["turn_marker"] == 1
 
 
@@ -313,10 +320,10 @@ def test_malformed_and_truncated_lines_are_problems_and_the_import_goes_on(
 def test_unknown_events_and_items_are_kept_raw(tmp_path: Path) -> None:
     later = {"type": "thread.archived", "thread_id": THREAD}
     listed = {"type": ["turn.started"]}
-    collab = item("collab_tool_call", "item_0", tool="spawn_agent", status="completed")
-    records = [{"type": "thread.started", "thread_id": THREAD}, later, listed, collab]
+    newer = item("image_generation", "item_0", status="completed")
+    records = [{"type": "thread.started", "thread_id": THREAD}, later, listed, newer]
     raws = of(_parse(tmp_path, records), RawEvent)
-    assert [(r.record, r.source.line) for r in raws] == [(later, 2), (listed, 3), (collab, 4)]
+    assert [(r.record, r.source.line) for r in raws] == [(later, 2), (listed, 3), (newer, 4)]
     assert [r.reason for r in raws] == [
         "event of a type not known here",
         "event of a type not known here",
@@ -439,3 +446,196 @@ def test_a_resumed_runs_items_keep_calls_of_their_own(tmp_path: Path) -> None:
     events = _parse(tmp_path, records)
     assert [call.call_id for call in of(events, ToolCall)] == ["item_0", "item_0-run2"]
     assert [result.call_id for result in of(events, ToolResult)] == ["item_0", "item_0-run2"]
+
+
+# -- items closed as the stream closes them -----------------------------------------------------
+
+
+def _plan(*steps: tuple[str, bool]) -> list[dict[str, Any]]:
+    return [{"text": text, "completed": done} for text, done in steps]
+
+
+def test_each_state_of_a_todo_list_is_an_answered_plan_update(tmp_path: Path) -> None:
+    """Codex's exec events start a `todo_list` item at the turn's first `update_plan` call,
+    update it (same id, whole plan) at each later one, and complete it as the turn ends with
+    the last plan: each call is answered where it was made, and the completion adds none."""
+    records = [
+        {"type": "thread.started", "thread_id": THREAD},
+        {"type": "turn.started"},
+        item("todo_list", "item_1", "started", items=_plan(("Read", False), ("Fix", False))),
+        item("command_execution", "item_2", **command(LS, "cart.py\n", 0, "completed")),
+        item("todo_list", "item_1", "updated", items=_plan(("Read", True), ("Fix", False))),
+        item("todo_list", "item_1", "updated", items=_plan(("Read", True), ("Fix", True))),
+        item("agent_message", "item_3", text="Fixed."),
+        item("todo_list", "item_1", items=_plan(("Read", True), ("Fix", True))),
+        usage(100, 0, 10),
+    ]
+    parsed = EXEC.parse(jsonl(tmp_path / "exec.jsonl", records))
+    plans = [
+        (call.call_id, call.source.line, [s["status"] for s in call.input["plan"]])
+        for call in of(parsed.events, ToolCall)
+        if call.name == "update_plan"
+    ]
+    assert plans == [
+        ("item_1", 3, ["pending", "pending"]),
+        ("item_1-update1", 5, ["completed", "pending"]),
+        ("item_1-update2", 6, ["completed", "completed"]),
+    ]
+    results = {r.call_id: (r.ok, r.output, r.source.line) for r in of(parsed.events, ToolResult)}
+    assert results["item_1"] == (True, "", 3)
+    assert results["item_1-update2"] == (True, "", 6)
+    assert {c.call_id for c in of(parsed.events, ToolCall)} == set(results)
+    assert parsed.dropped["repeated_item"] == 1  # the completion, the last update again
+    assert of(parsed.events, SessionEnd)[0].reason is None
+
+
+def test_a_todo_list_completed_with_another_plan_is_one_more_update(tmp_path: Path) -> None:
+    records = [
+        item("todo_list", "item_0", "started", items=_plan(("Run tests", False))),
+        item("todo_list", "item_0", items=_plan(("Run tests", True))),
+        item("todo_list", "item_9", items=_plan(("Only completed", True))),
+    ]
+    events = _parse(tmp_path, records)
+    assert [c.call_id for c in of(events, ToolCall)] == ["item_0", "item_0-update1", "item_9"]
+    assert [r.call_id for r in of(events, ToolResult)] == ["item_0", "item_0-update1", "item_9"]
+
+
+def test_a_completed_web_search_is_answered_with_what_it_searched(tmp_path: Path) -> None:
+    """Codex's exec events start a search with an empty query and complete it, once its
+    results reached the model, with its query and `action`; the pages are not in them."""
+    action = {"type": "search", "query": "python release", "queries": ["python release"]}
+    records = [
+        {"type": "thread.started", "thread_id": THREAD},
+        {"type": "turn.started"},
+        item("web_search", "ws_01", "started", query="", action={"type": "other"}),
+        item("web_search", "ws_01", query="python release", action=action),
+        usage(100, 0, 10),
+    ]
+    events = _parse(tmp_path, records)
+    (call,) = of(events, ToolCall)
+    assert (call.call_id, call.name, call.input, call.source.line) == (
+        "ws_01",
+        "web_search",
+        {"query": "python release", "action": action},
+        4,
+    )
+    assert [(r.call_id, r.ok, r.output) for r in of(events, ToolResult)] == [("ws_01", True, "")]
+
+
+def test_an_mcp_call_without_arguments_has_an_empty_input(tmp_path: Path) -> None:
+    """Codex's exec events write `arguments: null` for an MCP call made without any."""
+    fields = {"server": "github", "tool": "search_issues", "result": None, "error": None}
+    records = [
+        item("mcp_tool_call", "item_0", arguments=None, status="completed", **fields),
+        item("mcp_tool_call", "item_1", arguments="raw text", status="completed", **fields),
+    ]
+    inputs = [call.input for call in of(_parse(tmp_path, records), ToolCall)]
+    assert inputs == [{}, {"arguments": "raw text"}]
+
+
+def test_a_stream_that_stops_mid_turn_says_so_at_its_end(tmp_path: Path) -> None:
+    """A run killed (or interrupted) while a command ran: no `turn.completed`, the command
+    never completed."""
+    records = [
+        {"type": "thread.started", "thread_id": THREAD},
+        {"type": "turn.started"},
+        item("command_execution", "item_0", **command(LS, "a\n", 0, "completed")),
+        item(
+            "command_execution", "item_1", "started", **command("pytest", "", None, "in_progress")
+        ),
+        item("agent_message", "item_2", text="The suite is still running."),
+    ]
+    events = _parse(tmp_path, records)
+    end = events[-1]
+    assert isinstance(end, SessionEnd)
+    assert (end.reason, end.source.line) == ("stopped mid-turn", 5)
+    assert [c.call_id for c in of(events, ToolCall)] == ["item_0", "item_1"]
+    assert [r.call_id for r in of(events, ToolResult)] == ["item_0"]
+    # A turn that ended, completed or failed, leaves the end without a reason.
+    for last in (usage(1, 0, 1), {"type": "turn.failed", "error": {"message": "quota"}}):
+        ended = _parse(tmp_path, [*records, last])
+        assert [e.reason for e in of(ended, SessionEnd)] == [None]
+
+
+def test_a_run_resumed_after_one_cut_short_keeps_the_earlier_call_its_own(
+    tmp_path: Path,
+) -> None:
+    records = [
+        {"type": "thread.started", "thread_id": THREAD},
+        {"type": "turn.started"},
+        item("command_execution", "item_0", "started", **command(LS, "", None, "in_progress")),
+        {"type": "thread.started", "thread_id": THREAD},
+        {"type": "turn.started"},
+        item("command_execution", "item_0", **command(LS, "b\n", 0, "completed")),
+        usage(10, 0, 1),
+    ]
+    events = _parse(tmp_path, records)
+    assert [(c.call_id, c.source.line) for c in of(events, ToolCall)] == [
+        ("item_0", 3),
+        ("item_0-run2", 6),
+    ]
+    assert [r.call_id for r in of(events, ToolResult)] == ["item_0-run2"]
+    assert [e.reason for e in of(events, SessionEnd)] == [None]
+
+
+def test_subagent_tool_calls_are_calls_answered_by_the_agents_states(tmp_path: Path) -> None:
+    """Codex's exec events give each call of a tool driving subagents a `collab_tool_call`
+    item: the tool, the sending and receiving threads, the prompt, each receiver's state."""
+    child = "019a0000-0000-7000-8000-00000000c41d"
+    spawned = {child: {"status": "running", "message": None}}
+    done = {child: {"status": "completed", "message": "Tests added."}}
+    collab = {"sender_thread_id": THREAD, "receiver_thread_ids": [child]}
+    records = [
+        {"type": "thread.started", "thread_id": THREAD},
+        item(
+            "collab_tool_call",
+            "item_0",
+            "started",
+            tool="spawn_agent",
+            sender_thread_id=THREAD,
+            receiver_thread_ids=[],
+            prompt="Write tests",
+            agents_states={},
+            status="in_progress",
+        ),
+        item(
+            "collab_tool_call",
+            "item_0",
+            tool="spawn_agent",
+            prompt="Write tests",
+            agents_states=spawned,
+            status="completed",
+            **collab,
+        ),
+        item(
+            "collab_tool_call",
+            "item_1",
+            tool="wait",
+            prompt=None,
+            agents_states=done,
+            status="completed",
+            **collab,
+        ),
+        item(
+            "collab_tool_call",
+            "item_2",
+            tool="send_input",
+            prompt="Stop",
+            agents_states={child: {"status": "not_found", "message": None}},
+            status="failed",
+            **collab,
+        ),
+    ]
+    events = _parse(tmp_path, records)
+    assert [(c.call_id, c.name, c.input) for c in of(events, ToolCall)] == [
+        ("item_0", "spawn_agent", {"receiver_thread_ids": [child], "prompt": "Write tests"}),
+        ("item_1", "wait", {"receiver_thread_ids": [child]}),
+        ("item_2", "send_input", {"receiver_thread_ids": [child], "prompt": "Stop"}),
+    ]
+    results = [(r.call_id, r.ok, json.loads(r.output)) for r in of(events, ToolResult)]
+    assert results == [
+        ("item_0", True, spawned),
+        ("item_1", True, done),
+        ("item_2", False, {child: {"status": "not_found", "message": None}}),
+    ]
+    assert of(events, RawEvent) == []

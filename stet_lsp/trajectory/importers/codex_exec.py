@@ -4,8 +4,11 @@ line, tagged by `type`. It is not a rollout (those are `codex.py`'s): the prompt
 the working folder and the times are not in it.
 
 * `thread.started` (`thread_id`, in some versions `timestamp`): the session's id. A later one
-  (a resumed or another run printed into the same file) is kept raw.
-* `turn.started`: counted in `dropped.turn_marker`.
+  (a resumed or another run printed into the same file) is kept raw, after the items the
+  earlier run left unfinished.
+* `turn.started`: counted in `dropped.turn_marker`. A stream that stops inside a turn (no
+  `turn.completed` or `turn.failed` after it, or items never completed: Codex interrupted, or
+  its output cut short) ends in a SessionEnd whose reason is `stopped mid-turn`.
 * `turn.completed` (`usage`: `input_tokens`, which include `cached_input_tokens`, and
   `output_tokens`): a Usage event of the turn. Codex prints the thread's running totals there,
   so a later turn of the same thread counts what its totals grew by; the number of model
@@ -23,11 +26,16 @@ the working folder and the times are not in it.
   later versions `diff`: a new or deleted file's text, an update's hunks; `status`) an
   `apply_patch` call, its result and, when it applied, a FileChange of each file (without a
   diff where the stream holds none); `mcp_tool_call` (`server`, `tool`, `arguments`,
-  `result`, `error`, `status`) an `mcp__server__tool` call and its result; `web_search`
-  (`query`, later `action`) a `web_search` call; `todo_list` (`items`: `text`, `completed`)
-  an `update_plan` call, the plan as the turn left it; `error` (`message`), a warning the
-  run went on after, kept raw.
-  Other item types (`collab_tool_call`, ones added later) are kept raw.
+  `result`, `error`, `status`) an `mcp__server__tool` call (of no arguments when they are
+  null) and its result; `web_search` (`query`, later `action`) a `web_search` call, answered
+  with no output when it completed (the pages found reach only the model); `collab_tool_call`
+  (`tool` spawn_agent, send_input, wait or close_agent, `sender_thread_id`,
+  `receiver_thread_ids`, `prompt`, `agents_states`, `status`) a call of that tool and its
+  result, the subagents' states; `todo_list` (`items`: `text`, `completed`; started at a
+  turn's first `update_plan` call, updated at each later one, completed when the turn ends)
+  an answered `update_plan` call at its start and at each update, its completion a repeat of
+  the last; `error` (`message`), a warning the run went on after, kept raw. Item types added
+  later are kept raw.
 * `item.plan.delta` (a plan's text streamed in pieces, which its `plan` item holds whole):
   counted in `dropped.repeated_event`; `request_user_input` and unknown types are kept raw.
 """
@@ -70,6 +78,10 @@ _EVENT_TYPES = frozenset(
     }
 )
 _OPERATIONS = {"add": "create", "delete": "delete", "update": "modify"}
+# How a session ends whose stream stops inside a turn (no `turn.completed` or `turn.failed`
+# after its `turn.started`, or items never completed): Codex interrupted, or its output cut
+# short; the stream does not say which.
+_STOPPED_MID_TURN = "stopped mid-turn"
 
 Record = dict[str, Any]
 
@@ -136,6 +148,14 @@ class _Pending:
 
 
 @dataclass
+class _Plan:
+    """The states of a to-do list imported so far (each an `update_plan` call) and its last."""
+
+    states: int
+    steps: list[dict[str, str]]
+
+
+@dataclass
 class _Reader:
     path: Path
     parsed: ParsedSession = field(init=False)
@@ -144,6 +164,8 @@ class _Reader:
     totals: tuple[int, int, int] | None = None
     started: bool = False
     runs: int = 1  # the runs the stream holds so far (a resumed run prints its thread again)
+    turn_open: bool = False  # a turn started that has not ended (completed or failed) yet
+    plans: dict[str, _Plan] = field(default_factory=dict)  # the run's to-do lists by item id
 
     def __post_init__(self) -> None:
         self.parsed = ParsedSession(format=FORMAT, session_id="")
@@ -167,9 +189,10 @@ class _Reader:
         for line, record in records:
             self.line = line
             self.record(record)
+        stopped = self.turn_open or bool(self.pending)
         self.unfinished()
         self.line = records[-1][0]
-        self.emit(ev.SessionEnd)
+        self.emit(ev.SessionEnd, reason=_STOPPED_MID_TURN if stopped else None)
         return self.parsed
 
     def emit(self, kind: type[ev.EventBase], time: str | None = None, **fields: Any) -> None:
@@ -184,11 +207,14 @@ class _Reader:
             self.thread_started(record)
         elif kind == "turn.started":
             self.parsed.dropped["turn_marker"] += 1
+            self.turn_open = True
         elif kind == "turn.completed":
             self.unfinished()
+            self.turn_open = False
             self.turn_completed(record)
         elif kind == "turn.failed":
             self.unfinished()
+            self.turn_open = False
             self.error(mapping(record.get("error")), record)
         elif kind == "error":
             self.error(record, record)
@@ -217,6 +243,9 @@ class _Reader:
 
     def thread_started(self, record: Record) -> None:
         if self.started:
+            self.unfinished()  # the earlier run's: the next one numbers its items anew
+            self.plans.clear()
+            self.turn_open = False
             self.runs += 1
             self.raw(record, "a thread started again in the same stream (a resumed run)")
             if text_field(record.get("thread_id")) != self.parsed.session_id:
@@ -257,6 +286,9 @@ class _Reader:
             self.emit(ev.Error, message=message)
 
     def item_event(self, kind: str, item: Record, record: Record) -> None:
+        if _item_type(item) == "todo_list":
+            self.todo_list(item, kind)
+            return
         item_id = text_field(item.get("id"))
         earlier = self.pending.pop(item_id, None) if item_id else None
         if earlier is not None:
@@ -323,7 +355,10 @@ class _Reader:
         server = text_field(item.get("server")) or "unknown"
         tool = text_field(item.get("tool")) or "unknown"
         arguments = item.get("arguments")
-        tool_input = arguments if isinstance(arguments, dict) else {"arguments": arguments}
+        if isinstance(arguments, dict):
+            tool_input = arguments
+        else:  # none (Codex writes null for a call without arguments), or not an object
+            tool_input = {} if arguments is None else {"arguments": arguments}
         call_id = self.call(item, f"mcp__{server}__{tool}", tool_input)
         status = item.get("status")
         if not finished or status == "in_progress":
@@ -337,14 +372,47 @@ class _Reader:
         self.emit(ev.ToolResult, call_id=call_id, ok=ok, output=output)
 
     def web_search(self, item: Record, finished: bool) -> None:
-        """A search Codex ran: the stream keeps what was asked, not what was found."""
+        """A search Codex ran, which completes when its results reached the model: the stream
+        keeps what was asked (`query`, `action`), not what was found, so a completed search is
+        answered with no output."""
         tool_input: dict[str, Any] = {"query": as_text(item.get("query"))}
         if isinstance(item.get("action"), dict | str):
             tool_input["action"] = item["action"]
-        self.call(item, "web_search", tool_input)
+        call_id = self.call(item, "web_search", tool_input)
+        if finished:
+            self.emit(ev.ToolResult, call_id=call_id, ok=True, output="")
 
-    def todo_list(self, item: Record, finished: bool) -> None:
-        """The agent's plan (what its `update_plan` calls set), as the turn left it."""
+    def collab_tool_call(self, item: Record, finished: bool) -> None:
+        """A call of a tool that drives subagents (`tool`: spawn_agent, send_input, wait,
+        close_agent), the call of that name: the threads it acted on and the prompt it sent;
+        its result, the subagents' states as it left them (each one's `status` and last
+        `message`), failed when its status is `failed`."""
+        tool_input: dict[str, Any] = {
+            "receiver_thread_ids": sequence(item.get("receiver_thread_ids"))
+        }
+        prompt = item.get("prompt")
+        if prompt is not None:
+            tool_input["prompt"] = as_text(prompt)
+        sender = text_field(item.get("sender_thread_id"))
+        if sender is not None and sender != self.parsed.session_id:
+            tool_input["sender_thread_id"] = sender
+        call_id = self.call(item, text_field(item.get("tool")) or "unknown", tool_input)
+        status = item.get("status")
+        if not finished or status == "in_progress":
+            return
+        states = mapping(item.get("agents_states"))
+        output = as_text(states) if states else ""
+        self.emit(ev.ToolResult, call_id=call_id, ok=status == "completed", output=output)
+
+    def todo_list(self, item: Record, kind: str) -> None:
+        """The agent's plan. Codex starts the item at the turn's first `update_plan` call and
+        updates it at each later one, with the whole plan each time; it completes the item
+        when the turn ends, with the plan as the last call left it. Each start and update is
+        an `update_plan` call (the first one named by the item's id, the next ones
+        `<id>-update1`, `<id>-update2`, ...), answered where it stands with no output (the
+        stream keeps none: the plan was set); the completion, repeating the last of them, is
+        counted in `dropped.repeated_item`, and is a call of its own only when the plan it
+        holds is another."""
         steps = [
             {
                 "step": as_text(step.get("text")),
@@ -353,7 +421,17 @@ class _Reader:
             for step in sequence(item.get("items"))
             if isinstance(step, dict)
         ]
-        self.call(item, "update_plan", {"plan": steps})
+        item_id = text_field(item.get("id"))
+        earlier = self.plans.get(item_id) if item_id is not None else None
+        if kind == "item.completed" and earlier is not None and earlier.steps == steps:
+            self.parsed.dropped["repeated_item"] += 1
+            return
+        states = earlier.states + 1 if earlier is not None else 1
+        if item_id is not None:
+            self.plans[item_id] = _Plan(states, steps)
+        suffix = f"-update{states - 1}" if states > 1 else ""
+        call_id = self.call(item, "update_plan", {"plan": steps}, suffix)
+        self.emit(ev.ToolResult, call_id=call_id, ok=True, output="")
 
     def error_item(self, item: Record, finished: bool) -> None:
         """An error item is a warning the run went on after (a retried connection, a model
@@ -361,8 +439,8 @@ class _Reader:
         or the stream (an `error` event)."""
         self.raw(item, "a warning Codex reported while the run went on")
 
-    def call(self, item: Record, name: str, tool_input: dict[str, Any]) -> str:
-        call_id = text_field(item.get("id")) or f"{name}@{self.line}"
+    def call(self, item: Record, name: str, tool_input: dict[str, Any], suffix: str = "") -> str:
+        call_id = (text_field(item.get("id")) or f"{name}@{self.line}") + suffix
         if self.runs > 1:
             call_id += f"-run{self.runs}"  # each run numbers its items from item_0
         self.emit(ev.ToolCall, call_id=call_id, name=name, input=tool_input)
@@ -377,7 +455,7 @@ _ITEM_HANDLERS = {
     "file_change": _Reader.file_change,
     "mcp_tool_call": _Reader.mcp_tool_call,
     "web_search": _Reader.web_search,
-    "todo_list": _Reader.todo_list,
+    "collab_tool_call": _Reader.collab_tool_call,
     "error": _Reader.error_item,
 }
 
