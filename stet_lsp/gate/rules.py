@@ -632,6 +632,10 @@ COMPARED_LITERAL = Rule(
     after=lazy(r"[A-Za-z0-9_.\-]{0,128}" + _COMPARED + r"\\{0,8}[\"'`]" + _DIGIT_OR_BOTH_CASES),
     start="identifier",
 )
+# Members before the compared name, null-safe ones too (`req?.`, Kotlin's `user?.`, PHP's
+# `$this->` and `$user?->`): the name is the last member, as a name's first reading reads it
+# from its last `?.` on.
+_MEMBERS = r"(?:[A-Za-z_][A-Za-z0-9_.]{0,40}(?:\?\.|\??->)){0,3}"
 # A literal a comparing call takes beside a credential's name, the name first
 # (`hmac.compare_digest(token, "…")`, `strcmp(password, "…")`, PHP's `hash_equals($key,
 # '…')`, Rails' `secure_compare(token, "…")`, a test's `assertEqual(api_key, "…")`, Rust's
@@ -687,7 +691,9 @@ COMPARED_IN_A_CALL = Rule(
     name="secret-assignment",
     pattern=lazy(
         _COMPARING_CALL
-        + r"\$?(?P<key>"
+        + r"\$?"
+        + _MEMBERS
+        + r"(?P<key>"
         + CREDENTIAL_KEY
         + r")(?:\(\))?[ \t]{0,4},[ \t]{0,4}"
         + _ESCAPED_LITERAL
@@ -698,12 +704,13 @@ COMPARED_IN_A_CALL = Rule(
     start="anchor",
 )
 # The same literals written first (`"…" == token`, `"…".equals(apiKey)`, `"…" ===
-# process.env.API_TOKEN`, `"…" == os.getenv("API_TOKEN")`, `compare_digest("…", token)`):
-# the name after the literal is its key (`compared`), judged as a name before its value is.
-# A call's name is no credential's (`"…" == tokenizer.decode(ids)`), nor is an element's.
+# process.env.API_TOKEN`, `"…" == os.getenv("API_TOKEN")`, `compare_digest("…", token)`,
+# `"…" === req?.client_secret`): the name after the literal is its key (`compared`), judged as
+# a name before its value is. A call's name is no credential's (`"…" == tokenizer.decode(ids)`),
+# nor is an element's or a member's after it (`"…" == token?.type`).
 _COMPARED_NAME = (
-    r"[ \t]{0,4}(?:\$this->|[$&])?(?:[A-Za-z_][A-Za-z0-9_.]{0,40}[(\[]\\{0,8}[\"']?)?"
-    r"(?P<compared>" + CREDENTIAL_KEY + r")(?:\(\))?(?![A-Za-z0-9_.\-(\[])"
+    r"[ \t]{0,4}[$&]?" + _MEMBERS + r"(?:[A-Za-z_][A-Za-z0-9_.]{0,40}[(\[]\\{0,8}[\"']?)?"
+    r"(?P<compared>" + CREDENTIAL_KEY + r")(?:\(\))?(?![A-Za-z0-9_.\-(\[]|\?(?:[.\[]|->))"
 )
 LITERAL_COMPARED = Rule(
     name="secret-assignment",
@@ -733,8 +740,9 @@ LITERAL_COMPARED = Rule(
     check=_generic_check,
     # A name holding one of the words an assignment's name is read for.
     after=lazy(
-        r"(?:=|(?:IgnoreCase)?\()?[ \t]{0,4}(?:\$this->|[$&])?"
-        r"(?:[A-Za-z_][A-Za-z0-9_.]{0,40}[(\[]\\{0,8}[\"']?)?[A-Za-z0-9_.\-]{0,40}?(?i:"
+        r"(?:=|(?:IgnoreCase)?\()?[ \t]{0,4}[$&]?"
+        + _MEMBERS
+        + r"(?:[A-Za-z_][A-Za-z0-9_.]{0,40}[(\[]\\{0,8}[\"']?)?[A-Za-z0-9_.\-]{0,40}?(?i:"
         + "|".join(re.escape(word) for word in GENERIC_ASSIGNMENT.anchors)
         + ")"
     ),

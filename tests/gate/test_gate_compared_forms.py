@@ -1,0 +1,44 @@
+"""Literals compared with a credential's name in the forms code and tests write them beyond
+`==` and a plain name: a null-safe member (`req?.client_secret`). Each is redacted raw and as
+a transcript carries it (a tool result's JSON string, a tool's JSON output quoted again); a
+comparison of such a name with an ordinary literal stays as it is, as it does with the name
+first."""
+
+from __future__ import annotations
+
+import pytest
+from test_gate_code_syntax import _left_whole, _redacted
+
+_TOKEN = "Xk9mQ2vLp8rT4wZ3nB"
+_HEX = "d41d8cd98f00b204e9800998ecf8427e"
+_PASSWORD = "Summer2024!"
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (f'if ("{_TOKEN}" === req?.client_secret) {{\n', _TOKEN),
+        (f"if ('{_TOKEN}' !== req.body?.apiKey) return res.sendStatus(401);\n", _TOKEN),
+        (f'if ("{_HEX}" == user?.password) {{\n', _HEX),
+        (f"if ('{_TOKEN}' === $user?->apiKey) {{\n", _TOKEN),
+        (f'if (req?.client_secret === "{_TOKEN}") {{\n', _TOKEN),
+        (f'if (user?.password == "{_PASSWORD}") {{\n', _PASSWORD),
+        (f'if (!hmac.compare_digest(req?.token, "{_TOKEN}")) {{\n', _TOKEN),
+    ],
+)
+def test_a_literal_compared_with_a_null_safe_member_is_found(text: str, secret: str) -> None:
+    _redacted(text, secret)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # a member of a credential's name, or a name that says what kind of value it holds
+        'if ("RS256" === token?.alg) {\n',
+        f'if ("{_TOKEN}" == token?.type) {{\n',
+        'if (user?.tokenType == "Bearer") {\n',
+        'if ("2.1.0" === req?.apiKeyVersion) {\n',
+    ],
+)
+def test_an_ordinary_literal_compared_so_stays(code: str) -> None:
+    _left_whole(code)
