@@ -601,12 +601,13 @@ GENERIC_ASSIGNMENT = Rule(
 _OPERATORS = ("==", "!=", "~=")
 _OPERATOR = r"(?:={2,3}|!={1,2}|~=)"
 # A test's expectation of what stands before it: Jest's `.toBe(`, `.not.toEqual(`,
-# `.resolves.toStrictEqual(`, chai's `.to.equal(`, `.to.not.eq(`, AssertJ's `.isEqualTo(`,
-# RSpec's `.to eq `, `.to eql(`, kotest's `shouldBe` (after the `)` of `expect(…)`,
-# `assertThat(…)`).
+# `.resolves.toStrictEqual(`, `.toMatch(`, `.toContain(`, `.toHaveValue(`, chai's `.to.equal(`,
+# `.to.not.eq(`, AssertJ's `.isEqualTo(`, RSpec's `.to eq `, `.to eql(`, `.to be == `, kotest's
+# `shouldBe` (after the `)` of `expect(…)`, `assertThat(…)`).
 EXPECTATION = (
-    r"\.(?:(?:resolves|rejects|not)\.){0,2}(?:toBe|toEqual|toStrictEqual)\(|\.isEqualTo\("
-    r"|\.to\.(?:not\.)?(?:eql?|equal)\(|\.to(?:_not)?[ \t]{1,4}eql?(?:\(|[ \t])"
+    r"\.(?:(?:resolves|rejects|not)\.){0,2}"
+    r"(?:toBe|toEqual|toStrictEqual|toMatch|toContain|toHaveValue)\(|\.isEqualTo\("
+    r"|\.to\.(?:not\.)?(?:eql?|equal)\(|\.to(?:_not)?[ \t]{1,4}(?:eql?|be[ \t]{1,4}==)(?:\(|[ \t])"
     r"|[ \t]{1,4}shouldBe[ \t]{1,4}"
 )
 _COMPARED = (
@@ -640,9 +641,9 @@ _MEMBERS = r"(?:[A-Za-z_][A-Za-z0-9_.]{0,40}(?:\?\.|\??->)){0,3}"
 # (`hmac.compare_digest(token, "…")`, `strcmp(password, "…")`, PHP's `hash_equals($key,
 # '…')`, Rails' `secure_compare(token, "…")`, a test's `assertEqual(api_key, "…")`, Rust's
 # `assert_eq!(token, "…")`, Node's `assert.strictEqual(token, "…")`, Go's `assert.Equal(t,
-# token, "…")`, C#'s `string.Equals(token, "…")`), read as a compared literal is, raw or
-# escaped in a transcript's JSON (a literal holding a quote, a backslash or a blank is not
-# read so).
+# token, "…")`, C#'s `string.Equals(token, "…")`, AVA's `t.is(token, "…")`, Hamcrest's
+# `assertThat(token, is("…"))`), read as a compared literal is, raw or escaped in a
+# transcript's JSON (a literal holding a quote, a backslash or a blank is not read so).
 _COMPARING_CALLS = (
     "compare_digest(",
     "strcmp(",
@@ -675,14 +676,24 @@ _COMPARING_CALLS = (
     "assert_eq(",
     "expect_streq(",
     "assert_streq(",
+    "assertthat(",
+    "xctassertequal(",
 )
+# AVA's assertions on its test's `t`, a name of their own.
+_AVA_CALLS = ("t.is(", "t.not(", "t.deepequal(", "t.notdeepequal(")
 # The call and its first arguments; Go's testify takes its test first (`assert.Equal(t, token,
 # "…")`, `require.Equal(s.T(), …)`).
 _COMPARING_CALL = (
     r"(?i:"
     + "|".join(re.escape(call) for call in _COMPARING_CALLS)
+    + "|"
+    + "|".join(r"(?<![A-Za-z0-9_$.])" + re.escape(call) for call in _AVA_CALLS)
     + r")[ \t]{0,4}(?:[A-Za-z]{1,8}(?:\.T\(\))?,[ \t]{0,4})?"
 )
+# What an argument may be wrapped in: a Hamcrest matcher (`is(…)`, `equalTo(…)`,
+# `is(equalTo(…))`); and the wrappers' closing parentheses after it.
+_WRAPPED = r"(?:(?:is|not|equalTo(?:IgnoringCase)?)\([ \t]{0,4}){0,2}"
+_UNWRAPPED = r"(?:[ \t]{0,4}\)){0,2}"
 _ESCAPED_LITERAL = (
     r"\\{0,8}(?P<quote>[\"'`])" + _DIGIT_OR_BOTH_CASES + r"(?P<secret>[^\"'`\\\s]{6,400})"
     r"\\{0,8}(?P=quote)"
@@ -691,14 +702,18 @@ COMPARED_IN_A_CALL = Rule(
     name="secret-assignment",
     pattern=lazy(
         _COMPARING_CALL
+        + _WRAPPED
         + r"\$?"
         + _MEMBERS
         + r"(?P<key>"
         + CREDENTIAL_KEY
-        + r")(?:\(\))?[ \t]{0,4},[ \t]{0,4}"
+        + r")(?:\(\))?"
+        + _UNWRAPPED
+        + r"[ \t]{0,4},[ \t]{0,4}"
+        + _WRAPPED
         + _ESCAPED_LITERAL
     ),
-    anchors=_COMPARING_CALLS,
+    anchors=(*_COMPARING_CALLS, *_AVA_CALLS),
     reach=560,
     check=_generic_check,
     start="anchor",
@@ -749,8 +764,16 @@ LITERAL_COMPARED = Rule(
 )
 LITERAL_IN_A_CALL = Rule(
     name="secret-assignment",
-    pattern=lazy(_COMPARING_CALL + _ESCAPED_LITERAL + r"[ \t]{0,4}," + _COMPARED_NAME),
-    anchors=_COMPARING_CALLS,
+    pattern=lazy(
+        _COMPARING_CALL
+        + _WRAPPED
+        + _ESCAPED_LITERAL
+        + _UNWRAPPED
+        + r"[ \t]{0,4},[ \t]{0,4}"
+        + _WRAPPED
+        + _COMPARED_NAME
+    ),
+    anchors=(*_COMPARING_CALLS, *_AVA_CALLS),
     reach=560,
     check=_generic_check,
     start="anchor",

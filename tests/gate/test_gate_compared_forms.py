@@ -1,8 +1,9 @@
 """Literals compared with a credential's name in the forms code and tests write them beyond
-`==` and a plain name: a null-safe member (`req?.client_secret`). Each is redacted raw and as
-a transcript carries it (a tool result's JSON string, a tool's JSON output quoted again); a
-comparison of such a name with an ordinary literal stays as it is, as it does with the name
-first."""
+`==` and a plain name: a null-safe member (`req?.client_secret`), a test framework's
+assertion (AVA's `t.is`, Hamcrest's `is(…)`, Jest's `toMatch`, RSpec's `be ==`). Each is
+redacted raw and as a transcript carries it (a tool result's JSON string, a tool's JSON output
+quoted again); a comparison of such a name with an ordinary literal stays as it is, as it
+does with the name first."""
 
 from __future__ import annotations
 
@@ -31,6 +32,29 @@ def test_a_literal_compared_with_a_null_safe_member_is_found(text: str, secret: 
 
 
 @pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (f't.is(token, "{_TOKEN}");\n', _TOKEN),
+        (f't.is("{_TOKEN}", apiKey);\n', _TOKEN),
+        (f"t.deepEqual(client_secret, '{_HEX}');\n", _HEX),
+        (f't.not(password, "{_PASSWORD}");\n', _PASSWORD),
+        (f'assertThat(token, is("{_TOKEN}"));\n', _TOKEN),
+        (f'assertThat(apiKey, equalTo("{_TOKEN}"));\n', _TOKEN),
+        (f'assertThat(secret, is(equalTo("{_HEX}")));\n', _HEX),
+        (f'XCTAssertEqual(token, "{_TOKEN}")\n', _TOKEN),
+        (f'expect(token).toMatch("{_TOKEN}");\n', _TOKEN),
+        (f'expect(passwordInput).toHaveValue("{_PASSWORD}");\n', _PASSWORD),
+        (f'expect(headers.authToken).toContain("{_TOKEN}");\n', _TOKEN),
+        (f'expect(token).to be == "{_TOKEN}"\n', _TOKEN),
+    ],
+)
+def test_a_literal_a_test_framework_compares_with_a_credential_is_found(
+    text: str, secret: str
+) -> None:
+    _redacted(text, secret)
+
+
+@pytest.mark.parametrize(
     "code",
     [
         # a member of a credential's name, or a name that says what kind of value it holds
@@ -38,6 +62,15 @@ def test_a_literal_compared_with_a_null_safe_member_is_found(text: str, secret: 
         f'if ("{_TOKEN}" == token?.type) {{\n',
         'if (user?.tokenType == "Bearer") {\n',
         'if ("2.1.0" === req?.apiKeyVersion) {\n',
+        # a test's expectations of such names and of what a value holds
+        't.is(token.type, "Identifier");\n',
+        "t.is(tokenizer.decode(ids), 'Hello2 world');\n",
+        'assertThat(tokenType, is("Bearer"));\n',
+        'assertThat(token.getAlgorithm(), is(equalTo("HS256")));\n',
+        'expect(token).toContain("Bearer ");\n',
+        'expect(token).toMatch("^[A-Za-z0-9]{32}$");\n',
+        'expect(secretName).toHaveValue("db-password-2");\n',
+        'expect(token.kind).to be == "StringLiteral2"\n',
     ],
 )
 def test_an_ordinary_literal_compared_so_stays(code: str) -> None:
