@@ -617,6 +617,13 @@ _COMPARED = (
     + EXPECTATION
     + r"))[ \t]{0,4}"
 )
+# A string literal's prefix: Python's bytes, raw and formatted strings (`b"…"`, `rb'…'`,
+# `f"…"`, a formatted one only without a field: `f"sk-{suffix}"` is a template), C++'s
+# (`u8"…"`, `L"…"`).
+_LITERAL_PREFIX = (
+    r"(?:[bB][rR]?|[rR][bB]?|(?:[fF][rR]?|[rR][fF])(?=\\{0,8}[\"'][^\"'{\r\n]{0,400}[\"'])"
+    r"|u8|[uUL])?"
+)
 _LITERAL_CHARACTER = r"[^\"'`\r\n]{0,400}?"
 _DIGIT_OR_BOTH_CASES = (
     rf"(?:(?={_LITERAL_CHARACTER}[0-9])|(?={_LITERAL_CHARACTER}[a-z])(?={_LITERAL_CHARACTER}[A-Z]))"
@@ -624,13 +631,24 @@ _DIGIT_OR_BOTH_CASES = (
 COMPARED_LITERAL = Rule(
     name="secret-assignment",
     pattern=lazy(
-        r"(?<![A-Za-z0-9_.\-])(?P<key>" + CREDENTIAL_KEY + ")" + _COMPARED + quoted_value(6)
+        r"(?<![A-Za-z0-9_.\-])(?P<key>"
+        + CREDENTIAL_KEY
+        + ")"
+        + _COMPARED
+        + _LITERAL_PREFIX
+        + quoted_value(6)
     ),
     anchors=GENERIC_ASSIGNMENT.anchors,
     lead=48,
     reach=480,
     check=_generic_check,
-    after=lazy(r"[A-Za-z0-9_.\-]{0,128}" + _COMPARED + r"\\{0,8}[\"'`]" + _DIGIT_OR_BOTH_CASES),
+    after=lazy(
+        r"[A-Za-z0-9_.\-]{0,128}"
+        + _COMPARED
+        + _LITERAL_PREFIX
+        + r"\\{0,8}[\"'`]"
+        + _DIGIT_OR_BOTH_CASES
+    ),
     start="identifier",
 )
 # Members before the compared name, null-safe ones too (`req?.`, Kotlin's `user?.`, PHP's
@@ -642,7 +660,9 @@ _MEMBERS = r"(?:[A-Za-z_][A-Za-z0-9_.]{0,40}(?:\?\.|\??->)){0,3}"
 # '…')`, Rails' `secure_compare(token, "…")`, a test's `assertEqual(api_key, "…")`, Rust's
 # `assert_eq!(token, "…")`, Node's `assert.strictEqual(token, "…")`, Go's `assert.Equal(t,
 # token, "…")`, C#'s `string.Equals(token, "…")`, AVA's `t.is(token, "…")`, Hamcrest's
-# `assertThat(token, is("…"))`), read as a compared literal is, raw or escaped in a
+# `assertThat(token, is("…"))`, Go's `subtle.ConstantTimeCompare([]byte(token), []byte("…"))`,
+# Node's `crypto.timingSafeEqual(Buffer.from(token), Buffer.from("…"))`, Python's bytes
+# `compare_digest(token, b"…")`), read as a compared literal is, raw or escaped in a
 # transcript's JSON (a literal holding a quote, a backslash or a blank is not read so).
 _COMPARING_CALLS = (
     "compare_digest(",
@@ -678,6 +698,9 @@ _COMPARING_CALLS = (
     "assert_streq(",
     "assertthat(",
     "xctassertequal(",
+    "constanttimecompare(",
+    "hmac.equal(",
+    "bytes.equal(",
 )
 # AVA's assertions on its test's `t`, a name of their own.
 _AVA_CALLS = ("t.is(", "t.not(", "t.deepequal(", "t.notdeepequal(")
@@ -690,10 +713,15 @@ _COMPARING_CALL = (
     + "|".join(r"(?<![A-Za-z0-9_$.])" + re.escape(call) for call in _AVA_CALLS)
     + r")[ \t]{0,4}(?:[A-Za-z]{1,8}(?:\.T\(\))?,[ \t]{0,4})?"
 )
-# What an argument may be wrapped in: a Hamcrest matcher (`is(…)`, `equalTo(…)`,
-# `is(equalTo(…))`); and the wrappers' closing parentheses after it.
-_WRAPPED = r"(?:(?:is|not|equalTo(?:IgnoringCase)?)\([ \t]{0,4}){0,2}"
-_UNWRAPPED = r"(?:[ \t]{0,4}\)){0,2}"
+# What an argument may be wrapped in: the bytes of a string (Go's `[]byte(…)`, Node's
+# `Buffer.from(…)`), a Hamcrest matcher (`is(…)`, `equalTo(…)`, `is(equalTo(…))`); and what
+# follows a wrapped argument: Node's encoding (`Buffer.from(token, "utf8")`) and the
+# wrappers' closing parentheses.
+_WRAPPED = r"(?:(?:\[\]byte|Buffer\.from|is|not|equalTo(?:IgnoringCase)?)\([ \t]{0,4}){0,2}"
+_UNWRAPPED = (
+    r"(?:[ \t]{0,4},[ \t]{0,4}\\{0,8}[\"'](?i:utf-?8|ascii|latin1|binary|hex|base64)"
+    r"\\{0,8}[\"'])?(?:[ \t]{0,4}\)){0,2}"
+)
 _ESCAPED_LITERAL = (
     r"\\{0,8}(?P<quote>[\"'`])" + _DIGIT_OR_BOTH_CASES + r"(?P<secret>[^\"'`\\\s]{6,400})"
     r"\\{0,8}(?P=quote)"
@@ -711,6 +739,7 @@ COMPARED_IN_A_CALL = Rule(
         + _UNWRAPPED
         + r"[ \t]{0,4},[ \t]{0,4}"
         + _WRAPPED
+        + _LITERAL_PREFIX
         + _ESCAPED_LITERAL
     ),
     anchors=(*_COMPARING_CALLS, *_AVA_CALLS),
@@ -732,6 +761,7 @@ LITERAL_COMPARED = Rule(
     pattern=lazy(
         # Not after a backslash: the literal's escapes are read from the first.
         r"(?<![A-Za-z0-9_\\])"
+        + _LITERAL_PREFIX
         + _ESCAPED_LITERAL
         + r"(?:[ \t]{0,4}"
         + _OPERATOR
@@ -767,6 +797,7 @@ LITERAL_IN_A_CALL = Rule(
     pattern=lazy(
         _COMPARING_CALL
         + _WRAPPED
+        + _LITERAL_PREFIX
         + _ESCAPED_LITERAL
         + _UNWRAPPED
         + r"[ \t]{0,4},[ \t]{0,4}"

@@ -1,6 +1,7 @@
 """Literals compared with a credential's name in the forms code and tests write them beyond
 `==` and a plain name: a null-safe member (`req?.client_secret`), a test framework's
-assertion (AVA's `t.is`, Hamcrest's `is(…)`, Jest's `toMatch`, RSpec's `be ==`). Each is
+assertion (AVA's `t.is`, Hamcrest's `is(…)`, Jest's `toMatch`, RSpec's `be ==`), a literal
+wrapped in its bytes or prefixed (`[]byte("…")`, `Buffer.from("…")`, `b"…"`). Each is
 redacted raw and as a transcript carries it (a tool result's JSON string, a tool's JSON output
 quoted again); a comparison of such a name with an ordinary literal stays as it is, as it
 does with the name first."""
@@ -55,6 +56,34 @@ def test_a_literal_a_test_framework_compares_with_a_credential_is_found(
 
 
 @pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            f'if subtle.ConstantTimeCompare([]byte(token), []byte("{_TOKEN}")) != 1 {{\n',
+            _TOKEN,
+        ),
+        (f'if !hmac.Equal([]byte(apiKey), []byte("{_HEX}")) {{\n', _HEX),
+        (f'subtle.ConstantTimeCompare([]byte("{_TOKEN}"), []byte(token))\n', _TOKEN),
+        (f'crypto.timingSafeEqual(Buffer.from(token), Buffer.from("{_TOKEN}"))\n', _TOKEN),
+        (
+            f"crypto.timingSafeEqual(Buffer.from(secret, 'utf8'), Buffer.from('{_HEX}', 'utf8'))\n",
+            _HEX,
+        ),
+        (f'crypto.timingSafeEqual(Buffer.from("{_TOKEN}"), Buffer.from(apiKey))\n', _TOKEN),
+        (f'if token == b"{_TOKEN}":\n', _TOKEN),
+        (f'if api_key != f"{_TOKEN}":\n', _TOKEN),
+        (f'if not hmac.compare_digest(token, b"{_TOKEN}"):\n', _TOKEN),
+        (f'if not hmac.compare_digest(b"{_HEX}", secret):\n', _HEX),
+        (f'if b"{_PASSWORD}" == password:\n', _PASSWORD),
+    ],
+)
+def test_a_wrapped_or_prefixed_literal_compared_with_a_credential_is_found(
+    text: str, secret: str
+) -> None:
+    _redacted(text, secret)
+
+
+@pytest.mark.parametrize(
     "code",
     [
         # a member of a credential's name, or a name that says what kind of value it holds
@@ -71,6 +100,12 @@ def test_a_literal_a_test_framework_compares_with_a_credential_is_found(
         'expect(token).toMatch("^[A-Za-z0-9]{32}$");\n',
         'expect(secretName).toHaveValue("db-password-2");\n',
         'expect(token.kind).to be == "StringLiteral2"\n',
+        # a wrapped word, a formatted string's template
+        'if subtle.ConstantTimeCompare([]byte(tokenType), []byte("Bearer")) == 1 {\n',
+        'crypto.timingSafeEqual(Buffer.from(token_type), Buffer.from("Bearer"))\n',
+        'if api_key == f"sk-{suffix}":\n',
+        'if token == b"Bearer":\n',
+        'if b"application/json" == token_type:\n',
     ],
 )
 def test_an_ordinary_literal_compared_so_stays(code: str) -> None:
