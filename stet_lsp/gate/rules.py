@@ -749,12 +749,21 @@ COMPARED_IN_A_CALL = Rule(
 )
 # The same literals written first (`"…" == token`, `"…".equals(apiKey)`, `"…" ===
 # process.env.API_TOKEN`, `"…" == os.getenv("API_TOKEN")`, `compare_digest("…", token)`,
-# `"…" === req?.client_secret`): the name after the literal is its key (`compared`), judged as
-# a name before its value is. A call's name is no credential's (`"…" == tokenizer.decode(ids)`),
-# nor is an element's or a member's after it (`"…" == token?.type`).
+# `"…" === req?.client_secret`, a shell's `[ "…" = "$TOKEN" ]`): the name after the literal is
+# its key (`compared`), judged as a name before its value is. A call's name is no
+# credential's (`"…" == tokenizer.decode(ids)`), nor is an element's or a member's after it
+# (`"…" == token?.type`).
 _COMPARED_NAME = (
-    r"[ \t]{0,4}[$&]?" + _MEMBERS + r"(?:[A-Za-z_][A-Za-z0-9_.]{0,40}[(\[]\\{0,8}[\"']?)?"
+    r"[ \t]{0,4}(?:[$&]|\\{0,8}\"?\$\{?)?"
+    + _MEMBERS
+    + r"(?:[A-Za-z_][A-Za-z0-9_.]{0,40}[(\[]\\{0,8}[\"']?)?"
     r"(?P<compared>" + CREDENTIAL_KEY + r")(?:\(\))?(?![A-Za-z0-9_.\-(\[]|\?(?:[.\[]|->))"
+)
+# A shell's test (`[ "…" = "$TOKEN" ]`): its `=` compares a quoted literal with a variable's
+# expansion, blanks around it (HCL's `"…" = "${var.token}"` is a map's key).
+_SHELL_TEST = (
+    r"[ \t]{1,4}=(?=[ \t]{1,4}\\{0,8}\"?\$\{?[A-Za-z_][A-Za-z0-9_]{0,80}\}?\\{0,8}\"?"
+    r"(?:[ \t;]|\]|$))"
 )
 LITERAL_COMPARED = Rule(
     name="secret-assignment",
@@ -765,7 +774,9 @@ LITERAL_COMPARED = Rule(
         + _ESCAPED_LITERAL
         + r"(?:[ \t]{0,4}"
         + _OPERATOR
-        + r"|\.[Ee]quals(?:IgnoreCase)?\()"
+        + r"|\.[Ee]quals(?:IgnoreCase)?\(|"
+        + _SHELL_TEST
+        + ")"
         + _COMPARED_NAME
     ),
     # The literal's closing quote and the operator: far rarer than a credential's words, whose
@@ -779,13 +790,15 @@ LITERAL_COMPARED = Rule(
         ),
         '".equals',
         "'.equals",
+        '" =',
+        "' =",
     ),
     lead=460,
     reach=140,
     check=_generic_check,
     # A name holding one of the words an assignment's name is read for.
     after=lazy(
-        r"(?:=|(?:IgnoreCase)?\()?[ \t]{0,4}[$&]?"
+        r"(?:={1,2}|(?:IgnoreCase)?\()?[ \t]{0,4}(?:[$&]|\\{0,8}\"?\$\{?)?"
         + _MEMBERS
         + r"(?:[A-Za-z_][A-Za-z0-9_.]{0,40}[(\[]\\{0,8}[\"']?)?[A-Za-z0-9_.\-]{0,40}?(?i:"
         + "|".join(re.escape(word) for word in GENERIC_ASSIGNMENT.anchors)
@@ -805,6 +818,24 @@ LITERAL_IN_A_CALL = Rule(
         + _COMPARED_NAME
     ),
     anchors=(*_COMPARING_CALLS, *_AVA_CALLS),
+    reach=560,
+    check=_generic_check,
+    start="anchor",
+)
+# A shell's `case` on a credential's expansion and its first pattern, on the same line or the
+# next (`case "$TOKEN" in` then `"…")`): a literal compared with the name, quoted or bare (a
+# glob is none).
+CASE_PATTERN = Rule(
+    name="secret-assignment",
+    pattern=lazy(
+        r"(?<![A-Za-z0-9_])case[ \t]{1,4}\\{0,8}\"?\$\{?(?P<compared>"
+        + CREDENTIAL_KEY
+        + r")\}?\\{0,8}\"?[ \t]{1,4}in(?:[ \t]|\r?\n|\\{1,8}[nrt]){1,40}+\(?[ \t]{0,4}"
+        r"\\{0,8}(?P<quote>[\"']?)"
+        + _DIGIT_OR_BOTH_CASES
+        + r"(?P<secret>[^\"'`\\\s|()*?\[\]]{6,400})\\{0,8}(?P=quote)[ \t]{0,4}[|)]"
+    ),
+    anchors=("case ", "case\t"),
     reach=560,
     check=_generic_check,
     start="anchor",
@@ -1641,6 +1672,7 @@ def build_rules() -> tuple[Rule, ...]:
         COMPARED_IN_A_CALL,
         LITERAL_COMPARED,
         LITERAL_IN_A_CALL,
+        CASE_PATTERN,
         LOOKUP_DEFAULT,
         *EXPANSION_DEFAULTS,
         *ENV_ASSIGNMENTS,

@@ -1,10 +1,10 @@
 """Literals compared with a credential's name in the forms code and tests write them beyond
 `==` and a plain name: a null-safe member (`req?.client_secret`), a test framework's
 assertion (AVA's `t.is`, Hamcrest's `is(…)`, Jest's `toMatch`, RSpec's `be ==`), a literal
-wrapped in its bytes or prefixed (`[]byte("…")`, `Buffer.from("…")`, `b"…"`). Each is
-redacted raw and as a transcript carries it (a tool result's JSON string, a tool's JSON output
-quoted again); a comparison of such a name with an ordinary literal stays as it is, as it
-does with the name first."""
+wrapped in its bytes or prefixed (`[]byte("…")`, `Buffer.from("…")`, `b"…"`) and a shell's
+test with the literal first or its `case`. Each is redacted raw and as a transcript carries
+it (a tool result's JSON string, a tool's JSON output quoted again); a comparison of such a
+name with an ordinary literal stays as it is, as it does with the name first."""
 
 from __future__ import annotations
 
@@ -84,6 +84,21 @@ def test_a_wrapped_or_prefixed_literal_compared_with_a_credential_is_found(
 
 
 @pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (f'if [ "{_TOKEN}" = "$TOKEN" ]; then\n', _TOKEN),
+        (f'if [[ "{_TOKEN}" == "$API_KEY" ]]; then\n', _TOKEN),
+        (f'if [ "{_HEX}" != "${{SECRET_KEY}}" ]; then\n', _HEX),
+        (f'case "$TOKEN" in\n  "{_TOKEN}") echo ok ;;\nesac\n', _TOKEN),
+        (f'case "${{API_KEY}}" in "{_HEX}") exit 0;; esac\n', _HEX),
+        (f"case $DB_PASSWORD in\n  {_PASSWORD}) echo ok ;;\nesac\n", _PASSWORD),
+    ],
+)
+def test_a_shell_test_with_the_literal_first_is_found(text: str, secret: str) -> None:
+    _redacted(text, secret)
+
+
+@pytest.mark.parametrize(
     "code",
     [
         # a member of a credential's name, or a name that says what kind of value it holds
@@ -106,6 +121,15 @@ def test_a_wrapped_or_prefixed_literal_compared_with_a_credential_is_found(
         'if api_key == f"sk-{suffix}":\n',
         'if token == b"Bearer":\n',
         'if b"application/json" == token_type:\n',
+        # a shell's test of a name that holds no credential, a mapping's entry
+        'if [ "v1.2.3" = "$TOKEN_VERSION" ]; then\n',
+        'if [ "production" = "$SECRET_BACKEND" ]; then\n',
+        'if [ "us-east-1" = "$AWS_REGION" ]; then\n',
+        'case "$TOKEN_TYPE" in\n  "Bearer2") echo ok ;;\nesac\n',
+        'case "$PASSWORD_MODE" in\n  file) read_file ;;\nesac\n',
+        'case "$TOKEN" in\n  ghp_*) echo github ;;\nesac\n',
+        '"api_token" = "${var.token}"\n',
+        'tags = { "Secret1x" = "${var.token}" }\n',
     ],
 )
 def test_an_ordinary_literal_compared_so_stays(code: str) -> None:
