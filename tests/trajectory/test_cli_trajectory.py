@@ -1296,13 +1296,16 @@ def test_an_events_file_saved_with_a_byte_order_mark_keeps_its_first_step(
 def test_a_headless_claude_run_on_a_ci_runner_names_the_clones_files(
     stet: Run, root: Path, tmp_path: Path
 ) -> None:
-    """A headless run in a CI job worked in the runner's checkout of the repository
-    (/home/runner/work/<name>/<name>), a folder this machine does not have: its paths stayed
-    absolute and the session was taken for another project's. When the files it named there
-    are the repository's, they are named as the repository's, as a sandbox's are."""
-    (root / "src").mkdir(exist_ok=True)
-    (root / "src" / "x.py").write_text("a\n", encoding="utf-8")
-    runner = "/home/runner/work/app/app"
+    """A headless run in a GitHub Actions job worked in the runner's checkout of the
+    repository (/home/runner/work/<name>/<name>), a folder this machine does not have: its
+    paths stayed absolute and the session was taken for another project's. When the files it
+    named there are the repository's, they are named as the repository's, as a sandbox's
+    are, from the checkout's root when the run worked in a folder of it."""
+    (root / "packages" / "web" / "src").mkdir(parents=True)
+    (root / "package.json").write_text("{}\n", encoding="utf-8")
+    (root / "packages" / "web" / "src" / "x.py").write_text("a\n", encoding="utf-8")
+    checkout = "/home/runner/work/app/app"
+    runner = f"{checkout}/packages/web"
     records = headless_run({"subtype": "success", "total_cost_usd": 0.01})
     records[0] = {**records[0], "cwd": runner}
     edit = {"file_path": f"{runner}/src/x.py", "old_string": "a", "new_string": "b"}
@@ -1339,7 +1342,14 @@ def test_a_headless_claude_run_on_a_ci_runner_names_the_clones_files(
     document = imported(stet, root, source)
     assert document["outside_repository"] is False
     changes = [e for e in stored_events(root, document) if e["kind"] == "file_change"]
-    assert [change["path"] for change in changes] == ["src/x.py"]
+    assert [change["path"] for change in changes] == ["packages/web/src/x.py"]
+
+    # A folder of another machine that is no job's checkout stays another project's.
+    elsewhere = json.dumps(records, indent=2).replace(checkout, "/srv/build/app")
+    source.write_text(elsewhere, encoding="utf-8")
+    document = imported(stet, root, source)
+    assert document["outside_repository"] is True
+    source.write_text(json.dumps(records, indent=2), encoding="utf-8")
 
     # A repository without those files is another project: its paths stay as they were.
     other = make_repo(tmp_path / "other", files={"README.md": "x\n"})

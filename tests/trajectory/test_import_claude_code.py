@@ -2621,7 +2621,8 @@ def headless_run(result: dict[str, Any], session: str = SID) -> list[dict[str, A
 
 
 # What other tools' streams of a headless run's shape start with: Amp's (its tools' names in
-# its own case, its threads' ids) and Cursor's agent's (no tools listed, its models' names).
+# its own case, its threads' ids), Factory's Droid's (Claude Code's tools' names, no permission
+# mode) and Cursor's agent's (no tools listed, its models' names).
 AMP_INIT = {
     "type": "system",
     "subtype": "init",
@@ -2629,6 +2630,15 @@ AMP_INIT = {
     "session_id": "T-5c0ffee0-1111-4222-8333-444455556666",
     "tools": ["Bash", "Read", "Grep", "Task", "edit_file", "create_file", "glob"],
     "mcp_servers": [],
+}
+DROID_INIT = {
+    "type": "system",
+    "subtype": "init",
+    "cwd": "/home/ada/src/app",
+    "session_id": "acp-sess-001",
+    "tools": ["Read", "LS", "Execute", "Edit", "MultiEdit", "Glob", "Create", "TodoWrite"],
+    "model": "claude-sonnet-4-5-20250929",
+    "reasoning_effort": "high",
 }
 CURSOR_INIT = {
     "type": "system",
@@ -2645,21 +2655,26 @@ CURSOR_INIT = {
     ("init", "theirs"),
     [
         ({"claude_code_version": "2.0.62"}, True),
-        ({"tools": ["Task", "Bash", "Glob", "Grep", "LS", "Read", "Edit"]}, True),
+        ({"tools": ["Task", "Bash", "Glob", "Read", "Edit"], "permissionMode": "default"}, True),
         ({"model": "claude-sonnet-4-20250514", "permissionMode": "bypassPermissions"}, True),
-        ({"tools": ["Task", "Bash", "Read", "mcp__github__add_issue_comment"]}, False),
+        (
+            {"tools": ["Task", "Bash", "Read", "mcp__gh__comment"], "permissionMode": "default"},
+            False,
+        ),
         (AMP_INIT, False),
         (CURSOR_INIT, False),
+        (DROID_INIT, False),
         ({"claude_code_version": "2.0.62", "qwen_code_version": "0.4.0"}, False),
     ],
-    ids=["version", "own-tools", "claude-model", "shared-tools", "amp", "cursor", "qwen"],
+    ids=["version", "own-tools", "claude-model", "shared-tools", "amp", "cursor", "droid", "qwen"],
 )
 def test_a_headless_runs_init_is_told_from_other_tools_streams(
     init: dict[str, Any], theirs: bool
 ) -> None:
-    """Builds before 2.0 name no version in a headless run's `init`; they list tools only
-    Claude Code has, or a Claude model beside the permission mode, which other tools' streams
-    of the same shape do not. Those runs were no known format."""
+    """Builds before 2.0 name no version in a headless run's `init`; they name the permission
+    mode beside tools only Claude Code has or a Claude model, which other tools' streams of
+    the same shape do not (Factory's Droid lists Claude Code's tools, without a permission
+    mode). Those runs were no known format."""
     base = {"type": "system", "subtype": "init", "session_id": SID}
     records = [{**base, **init}, *headless_run({"subtype": "success"})[1:]]
     assert IMPORTER.sniff("".join(json.dumps(r) + "\n" for r in records)) is theirs
@@ -2696,22 +2711,52 @@ def test_a_headless_run_in_a_ci_log_is_read_past_its_other_lines(tmp_path: Path)
     (call,) = of(parsed.events, ToolCall)
     assert call.source.line == len(noise) + 1
 
+    # A log whose first line is a bracketed one is no array.
+    path = tmp_path / "debug.log"
+    path.write_text("\n".join([noise[1], *map(json.dumps, records)]) + "\n", encoding="utf-8")
+    assert detect(path).name == "claude-code"
+    assert [e.kind for e in IMPORTER.parse(path).events] == [e.kind for e in stream.events]
+
     # A log whose JSON is no Claude Code run's stays unknown.
     other = tmp_path / "other.log"
     other.write_text("\n".join([*noise, json.dumps(AMP_INIT)]) + "\n", encoding="utf-8")
     with pytest.raises(StetError, match="not a transcript of a known format"):
         detect(other)
 
+    # An aider history whose edit writes a run's records (a test's fixture) is aider's.
+    history = "\n".join(
+        [
+            "# aider chat started at 2025-06-02 11:00:00",
+            "",
+            "> Aider v0.84.0  ",
+            "",
+            "#### add the fixture  ",
+            "",
+            "tests/run.jsonl",
+            "```",
+            "<<<<<<< SEARCH",
+            "=======",
+            *map(json.dumps, records),
+            ">>>>>>> REPLACE",
+            "```",
+        ]
+    )
+    quoting = tmp_path / ".aider.chat.history.md"
+    quoting.write_text(history + "\n", encoding="utf-8")
+    assert detect(quoting).name == "aider"
+
 
 def test_a_headless_runs_session_compaction_and_rate_limits_are_its_own(tmp_path: Path) -> None:
-    """A headless run's session was a digest of its file: two snapshots of one growing output
-    were two sessions. It is the run's `session_id` (the first run's, when runs are appended).
-    The summary a run's compaction writes (`isSynthetic`, after its `compact_boundary`) was a
-    prompt; it is the compaction's summary. A `rate_limit_event` was an unknown record."""
+    """A headless run's session is its file's digest, not the run's `session_id`: another
+    file may hold other runs of that session (a resumed run saved apart), or the session's
+    own file all of them, and an import of one would replace the other. The summary a run's
+    compaction writes (`isSynthetic`, after its `compact_boundary`) was a prompt; it is the
+    compaction's summary. A `rate_limit_event` was an unknown record."""
     first = headless_run({"subtype": "success", "total_cost_usd": 0.01})
-    later = headless_run({"subtype": "success", "total_cost_usd": 0.02}, session="other-id")
-    assert IMPORTER.parse(write(tmp_path / "a.jsonl", first)).session_id == SID
-    assert IMPORTER.parse(write(tmp_path / "b.jsonl", [*first, *later])).session_id == SID
+    resumed = headless_run({"subtype": "success", "total_cost_usd": 0.02})
+    one = IMPORTER.parse(write(tmp_path / "a.jsonl", first)).session_id
+    other = IMPORTER.parse(write(tmp_path / "b.jsonl", resumed[:1] + resumed[4:])).session_id
+    assert len({one, other, SID}) == 3
 
     keys = {"session_id": SID, "parent_tool_use_id": None}
     summary = "This session is being continued from a previous conversation. Summary: ..."
@@ -2825,6 +2870,22 @@ def test_a_headless_run_saved_as_one_json_array_is_read_as_its_stream(tmp_path: 
     # Written without indentation, on one line, the same.
     path.write_text(json.dumps(records), encoding="utf-8")
     assert [e.kind for e in IMPORTER.parse(path).events] == [e.kind for e in stream.events]
+
+    # A byte order mark before it; text after it (a log's last line), a problem.
+    path.write_text("\ufeff" + text + "\n[DEBUG] done\n", encoding="utf-8")
+    assert detect(path).name == "claude-code"
+    parsed = IMPORTER.parse(path)
+    assert [e.kind for e in parsed.events] == [e.kind for e in stream.events]
+    assert [problem.line for problem in parsed.problems] == [len(lines) + 1]
+
+    # A record nested too deeply to read ends the document there, with a problem.
+    deep = json.dumps(records[:4], indent=2)[:-2] + ",\n  " + "[" * 5000 + "]" * 5000 + "\n]"
+    path.write_text(deep, encoding="utf-8")
+    parsed = IMPORTER.parse(path)
+    assert [call.name for call in of(parsed.events, ToolCall)] == ["Bash"]
+    assert [problem.message for problem in parsed.problems] == [
+        "not JSON: JSON nested too deeply to read"
+    ]
 
     cut = text[: text.index('"One folder: src."')]
     path.write_text(cut, encoding="utf-8")

@@ -48,13 +48,14 @@ One JSON object a line, appended as the session runs. The records, by `type`:
   follows it, and when it knows every model's cost).
 * A headless run's output (`claude -p --output-format stream-json --verbose`, and the Agent
   SDK's messages) writes the same `user`, `assistant` and `system` records without the
-  session's keys (`session_id` where a session writes `sessionId`: the session's id, the
-  first run's when runs are appended, its `cwd` a sandbox's when this machine has no such
-  folder, as a CI runner's checkout; `tool_use_result` for `toolUseResult`; a subagent's
+  session's keys (`session_id` where a session writes `sessionId`, not the session's id: a
+  file may hold other runs of it, a session file the whole; `tool_use_result` for
+  `toolUseResult`; its `cwd`, when a GitHub Actions job's checkout, a sandbox's that stands
+  for the repository imported into when the paths it named are the repository's; a subagent's
   records inline naming the call that started it in `parent_tool_use_id`), a `system` `init`
   record first (its `claude_code_version` the harness's version, which tells it from other
-  tools' streams of the same shape; builds before 2.0 name none, and are told by tools only
-  Claude Code has, or a Claude model beside the permission mode), and a `result` record at
+  tools' streams of the same shape; builds before 2.0 name none, and are told by their
+  permission mode beside tools only Claude Code has or a Claude model), and a `result` record at
   the end of each run: its `total_cost_usd` is the run's whole cost as the harness counts it
   (as a `cost-state`'s, when the file holds one run), and a run that failed (`is_error`, a
   subtype other than `success`: `error_max_turns`, `error_during_execution`,
@@ -182,7 +183,11 @@ from stet_lsp.trajectory.importers.fields import (
     whole_count,
 )
 from stet_lsp.trajectory.importers.files import file_digest, jsonl_records, open_text
-from stet_lsp.trajectory.importers.jsondoc import array_records, leading_items
+from stet_lsp.trajectory.importers.jsondoc import (
+    array_records,
+    leading_items,
+    starts_an_array_of_objects,
+)
 from stet_lsp.trajectory.importers.qwen_code import is_qwen_record
 from stet_lsp.trajectory.importers.shell_moves import moved_paths
 
@@ -250,6 +255,9 @@ _OWN_TOOLS = frozenset(
 )
 # How many lines of a log a headless run's `init` is looked for in (see `_headless_in_log`).
 _LOG_LINES = 1000
+# A GitHub Actions job's checkout of its repository: `$GITHUB_WORKSPACE`, on GitHub's runners,
+# in a job's container and on a self-hosted runner.
+_RUNNER_CHECKOUT = re.compile(r"(?:/home/runner/work|/__w|/[^\0]*/_work)/([^/]+)/\1(?=/|$)")
 _LEADING_TYPE = re.compile(r'\{\s*"type"\s*:\s*"([a-z-]+)"')
 # Keys only Claude Code's records carry next to `type` (other JSONL formats have none of them).
 _RECORD_KEYS = (
@@ -326,8 +334,8 @@ class ClaudeCodeImporter:
         which have Claude Code's keys around a Gemini API message (`is_qwen_record`); or a JSON
         array of a headless run's records (`_is_headless_array`), or such a run in a log that
         holds other lines (`_headless_in_log`)."""
-        if head.lstrip()[:1] == "[":
-            return _is_headless_array(leading_items(head))
+        if starts_an_array_of_objects(head):
+            return _is_headless_array(leading_items(head.lstrip("\ufeff")))
         records, cut = head_records(head)
         known = False
         for value in records:
@@ -502,10 +510,7 @@ class _SessionReader:
             problems=self.shared.problems,
             dropped=self.shared.dropped,
             sources=self.sources,
-            # A headless run on another machine (a CI runner's checkout, as
-            # /home/runner/work/<name>/<name>) ran in a clone of the repository it is imported
-            # into, when the paths it named there are this one's.
-            sandbox_candidate=main.cwd if main.headless else None,
+            sandbox_candidate=_runner_checkout(main.cwd) if main.headless else None,
         )
 
     def _find_subagent_folder_files(self) -> None:
@@ -636,7 +641,7 @@ class _FileReader:
     def read(self, path: Path) -> _Transcript:
         problems = self.shared.problems
         with open_text(path) as stream:
-            array = stream.read(SNIFF_BYTES).lstrip()[:1] == "["
+            array = starts_an_array_of_objects(stream.read(SNIFF_BYTES))
         items = array_records(path, self.out.source, problems) if array else None
         records = jsonl_records(path, self.out.source, problems) if items is None else items
         for line, value in _runs_unpacked(records):
@@ -736,11 +741,8 @@ class _FileReader:
         uuid = record.get("uuid")
         if isinstance(uuid, str):
             out.uuids.add(uuid)
-        # The last: a continued conversation starts with records copied from the one before. A
-        # headless run's the first: runs appended to its file later leave it the same session.
-        out.session_id = (
-            _str(record.get("sessionId")) or out.session_id or _str(record.get("session_id"))
-        )
+        # The last: a continued conversation starts with records copied from the one before.
+        out.session_id = _str(record.get("sessionId")) or out.session_id
         out.version = (
             out.version or _str(record.get("version")) or _str(record.get(_HEADLESS_VERSION))
         )
@@ -1682,19 +1684,31 @@ def _failed_run(record: dict[str, Any], subtype: str | None) -> str:
 
 def _is_headless_init(record: dict[str, Any]) -> bool:
     """Whether the record is a headless run's `init`: naming the harness's version (2.0 builds
-    on) or, in earlier builds', listing tools only Claude Code has, or a Claude model beside
-    its permission mode (Cursor's agent names its models otherwise); not Qwen Code's."""
+    on) or, in earlier builds', its permission mode beside tools only Claude Code has or a
+    Claude model (Factory's Droid lists Claude Code's tools but no permission mode; Cursor's
+    agent names its models otherwise); not Qwen Code's."""
     if text_field(record.get("type")) != "system" or record.get("subtype") != "init":
         return False
     if _QWEN_RUN in record:
         return False
     if _HEADLESS_VERSION in record:
         return True
+    if "permissionMode" not in record:
+        return False
     tools = record.get("tools")
     if isinstance(tools, list) and any(isinstance(t, str) and t in _OWN_TOOLS for t in tools):
         return True
     model = record.get("model")
-    return "permissionMode" in record and isinstance(model, str) and model.startswith("claude-")
+    return isinstance(model, str) and model.startswith("claude-")
+
+
+def _runner_checkout(cwd: str | None) -> str | None:
+    """The checkout of a GitHub Actions job a headless run worked in (or in a folder of):
+    on another machine, a clone of the repository it may be imported into
+    (`ParsedSession.sandbox_candidate`, taken when the paths the run named there are the
+    repository's)."""
+    found = _RUNNER_CHECKOUT.match(cwd or "")
+    return found.group(0) if found else None
 
 
 def _is_headless_array(items: list[Any]) -> bool:
@@ -1710,10 +1724,17 @@ def _is_headless_array(items: list[Any]) -> bool:
 def _headless_in_log(head: str) -> bool:
     """Whether a file that starts with lines that are no JSON holds a headless run: a CI
     job's log of its output and standard error (`npm warn …`, `[DEBUG] …` lines), where the
-    run's `init` stands on a line of its own, or its records as one array on one line."""
+    run's `init` stands on a line of its own, or its records as one array on one line. A
+    line inside a Markdown fence is text quoting a run (an aider history holding an edit of
+    a test's fixture), not one."""
+    fenced = False
     for line in head.splitlines()[:_LOG_LINES]:
         text = line.strip()
-        if text.startswith("{"):
+        if text.startswith(("```", "~~~")):
+            fenced = not fenced
+        elif fenced:
+            continue
+        elif text.startswith("{"):
             try:
                 value = json.loads(text)
             except (ValueError, RecursionError):

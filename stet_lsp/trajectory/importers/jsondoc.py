@@ -95,6 +95,8 @@ class JsonDocument:
             return _DECODER.raw_decode(self.text, position)
         except json.JSONDecodeError as error:
             raise _Stop(error.pos, error.msg) from None
+        except RecursionError:
+            raise _Stop(position, "JSON nested too deeply to read") from None
 
     def _value(self, position: int, spec: Spec, pointer: str, put: Callable[[Any], Any]) -> int:
         self.offsets[pointer] = position
@@ -158,15 +160,28 @@ class JsonDocument:
                 raise _Stop(position, "expected ',' or ']'")
 
 
+def starts_an_array_of_objects(head: str) -> bool:
+    """Whether a file's start (`head`) opens a JSON array of objects (or an empty one): not
+    a log line such as `[DEBUG] …`. A byte order mark before it is skipped."""
+    rest = head.lstrip("\ufeff \t\r\n")
+    return rest[:1] == "[" and rest[1:].lstrip()[:1] in ("{", "]")
+
+
 def array_records(path: Path, source: str, problems: list[Problem]) -> list[tuple[int, Any]] | None:
     """(line it starts on, item) of every item of a file that is one JSON array (a run's
-    records saved as one document, pretty-printed or not); None when the file holds more
-    than one value (JSON Lines whose first record is an array). A document cut short gives
-    the items before the cut and a problem saying where it stops; so does the rest."""
-    document = JsonDocument.read(path)
+    records saved as one document, pretty-printed or not, a byte order mark before it
+    skipped); None when the array is the first line of JSON Lines (more values follow it). A
+    document cut short gives the items before the cut and a problem saying where it stops;
+    text after a document of several lines is a problem too."""
+    text, not_utf8 = read_text(path)
+    if text.startswith("\ufeff"):
+        text = " " + text[1:]  # the same offsets, and lines
+    document = JsonDocument(text, not_utf8)
     items = document.load([None])
     if document.error is not None and document.error[1] == _MORE_DATA:
-        return None
+        end = len(text[: document.error[0]].rstrip())
+        if "\n" not in text[:end].lstrip():
+            return None
     problems.extend(document.problems(source))
     if not isinstance(items, list):
         return []
