@@ -651,10 +651,10 @@ COMPARED_LITERAL = Rule(
     ),
     start="identifier",
 )
-# Members before the compared name, null-safe ones too (`req?.`, Kotlin's `user?.`, PHP's
-# `$this->` and `$user?->`): the name is the last member, as a name's first reading reads it
-# from its last `?.` on.
-_MEMBERS = r"(?:[A-Za-z_][A-Za-z0-9_.]{0,40}(?:\?\.|\??->)){0,3}"
+# Members before the compared name, null-safe ones too (`req?.`, Kotlin's `user?.` and
+# `user!!.`, PHP's `$this->` and `$user?->`): the name is the last member, as a name's first
+# reading reads it from its last `?.` on.
+_MEMBERS = r"(?:[A-Za-z_][A-Za-z0-9_.]{0,40}(?:\?\.|!!\.|\??->)){0,3}"
 # A literal a comparing call takes beside a credential's name, the name first
 # (`hmac.compare_digest(token, "…")`, `strcmp(password, "…")`, PHP's `hash_equals($key,
 # '…')`, Rails' `secure_compare(token, "…")`, a test's `assertEqual(api_key, "…")`, Rust's
@@ -714,17 +714,24 @@ _COMPARING_CALL = (
     + r")[ \t]{0,4}(?:[A-Za-z]{1,8}(?:\.T\(\))?,[ \t]{0,4})?"
 )
 # What an argument may be wrapped in: the bytes of a string (Go's `[]byte(…)`, Node's
-# `Buffer.from(…)`), a Hamcrest matcher (`is(…)`, `equalTo(…)`, `is(equalTo(…))`); and what
+# `Buffer.from(…)`), a Hamcrest matcher (`is(…)`, `equalTo(…)`, `is(equalTo(…))`, named with
+# its class: `Matchers.is(…)`); and what
 # follows a wrapped argument: Node's encoding (`Buffer.from(token, "utf8")`) and the
 # wrappers' closing parentheses.
-_WRAPPED = r"(?:(?:\[\]byte|Buffer\.from|is|not|equalTo(?:IgnoringCase)?)\([ \t]{0,4}){0,2}"
+_WRAPPED = (
+    r"(?:(?:\[\]byte|Buffer\.from|(?:(?:Core)?Matchers\.)?(?:is|not|equalTo(?:IgnoringCase)?))"
+    r"\([ \t]{0,4}){0,2}"
+)
 _UNWRAPPED = (
     r"(?:[ \t]{0,4},[ \t]{0,4}\\{0,8}[\"'](?i:utf-?8|ascii|latin1|binary|hex|base64)"
     r"\\{0,8}[\"'])?(?:[ \t]{0,4}\)){0,2}"
 )
+# A quoted literal, escaped as a transcript's JSON may hold it; a template with a field
+# (`\`v2-${id}\``, `"${prefix}x"`) is none.
 _ESCAPED_LITERAL = (
-    r"\\{0,8}(?P<quote>[\"'`])" + _DIGIT_OR_BOTH_CASES + r"(?P<secret>[^\"'`\\\s]{6,400})"
-    r"\\{0,8}(?P=quote)"
+    r"\\{0,8}(?P<quote>[\"'`])(?![^\"'`\\\s]{0,400}?\$\{)"
+    + _DIGIT_OR_BOTH_CASES
+    + r"(?P<secret>[^\"'`\\\s]{6,400})\\{0,8}(?P=quote)"
 )
 COMPARED_IN_A_CALL = Rule(
     name="secret-assignment",
@@ -759,24 +766,33 @@ _COMPARED_NAME = (
     + r"(?:[A-Za-z_][A-Za-z0-9_.]{0,40}[(\[]\\{0,8}[\"']?)?"
     r"(?P<compared>" + CREDENTIAL_KEY + r")(?:\(\))?(?![A-Za-z0-9_.\-(\[]|\?(?:[.\[]|->))"
 )
+# A default in a variable's expansion (`${TOKEN:-}`, `${API_KEY-none}`).
+_DEFAULT_IN_A_TEST = r"(?::?[-=?+][^}\s\"'\\]{0,40})?"
 # A shell's test (`[ "…" = "$TOKEN" ]`): its `=` compares a quoted literal with a variable's
 # expansion, blanks around it (HCL's `"…" = "${var.token}"` is a map's key).
 _SHELL_TEST = (
-    r"[ \t]{1,4}=(?=[ \t]{1,4}\\{0,8}\"?\$\{?[A-Za-z_][A-Za-z0-9_]{0,80}\}?\\{0,8}\"?"
-    r"(?:[ \t;]|\]|$))"
+    r"[ \t]{1,4}=(?=[ \t]{1,4}\\{0,8}\"?\$\{?[A-Za-z_][A-Za-z0-9_]{0,80}"
+    + _DEFAULT_IN_A_TEST
+    + r"\}?\\{0,8}\"?(?:[ \t;]|\]|$))"
+)
+# What opens a shell's test before its first operand (a Nix attribute set's `"…" = "${x}";`
+# is no test).
+_OPENS_A_TEST = (
+    r"(?P<test>(?<=\[[ \t])|(?<=\[\[[ \t])|(?<=\[[ \t]{2})|(?<=\[\[[ \t]{2})|(?<=test[ \t]))?"
 )
 LITERAL_COMPARED = Rule(
     name="secret-assignment",
     pattern=lazy(
         # Not after a backslash: the literal's escapes are read from the first.
         r"(?<![A-Za-z0-9_\\])"
+        + _OPENS_A_TEST
         + _LITERAL_PREFIX
         + _ESCAPED_LITERAL
         + r"(?:[ \t]{0,4}"
         + _OPERATOR
-        + r"|\.[Ee]quals(?:IgnoreCase)?\(|"
+        + r"|\.[Ee]quals(?:IgnoreCase)?\(|(?(test)"
         + _SHELL_TEST
-        + ")"
+        + r"|(?!)))"
         + _COMPARED_NAME
     ),
     # The literal's closing quote and the operator: far rarer than a credential's words, whose
@@ -830,7 +846,9 @@ CASE_PATTERN = Rule(
     pattern=lazy(
         r"(?<![A-Za-z0-9_])case[ \t]{1,4}\\{0,8}\"?\$\{?(?P<compared>"
         + CREDENTIAL_KEY
-        + r")\}?\\{0,8}\"?[ \t]{1,4}in(?:[ \t]|\r?\n|\\{1,8}[nrt]){1,40}+\(?[ \t]{0,4}"
+        + r")"
+        + _DEFAULT_IN_A_TEST
+        + r"\}?\\{0,8}\"?[ \t]{1,4}in(?:[ \t]|\r?\n|\\{1,8}[nrt]){1,40}+\(?[ \t]{0,4}"
         r"\\{0,8}(?P<quote>[\"']?)"
         + _DIGIT_OR_BOTH_CASES
         + r"(?P<secret>[^\"'`\\\s|()*?\[\]]{6,400})\\{0,8}(?P=quote)[ \t]{0,4}[|)]"

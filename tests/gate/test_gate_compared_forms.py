@@ -26,6 +26,7 @@ _PASSWORD = "Summer2024!"
         (f'if (req?.client_secret === "{_TOKEN}") {{\n', _TOKEN),
         (f'if (user?.password == "{_PASSWORD}") {{\n', _PASSWORD),
         (f'if (!hmac.compare_digest(req?.token, "{_TOKEN}")) {{\n', _TOKEN),
+        (f'if ("{_TOKEN}" == user!!.password) return true\n', _TOKEN),
     ],
 )
 def test_a_literal_compared_with_a_null_safe_member_is_found(text: str, secret: str) -> None:
@@ -42,6 +43,8 @@ def test_a_literal_compared_with_a_null_safe_member_is_found(text: str, secret: 
         (f'assertThat(token, is("{_TOKEN}"));\n', _TOKEN),
         (f'assertThat(apiKey, equalTo("{_TOKEN}"));\n', _TOKEN),
         (f'assertThat(secret, is(equalTo("{_HEX}")));\n', _HEX),
+        (f'assertThat(token, Matchers.is("{_TOKEN}"));\n', _TOKEN),
+        (f'assertThat(apiKey, CoreMatchers.equalTo("{_TOKEN}"));\n', _TOKEN),
         (f'XCTAssertEqual(token, "{_TOKEN}")\n', _TOKEN),
         (f'expect(token).toMatch("{_TOKEN}");\n', _TOKEN),
         (f'expect(passwordInput).toHaveValue("{_PASSWORD}");\n', _PASSWORD),
@@ -92,6 +95,9 @@ def test_a_wrapped_or_prefixed_literal_compared_with_a_credential_is_found(
         (f'case "$TOKEN" in\n  "{_TOKEN}") echo ok ;;\nesac\n', _TOKEN),
         (f'case "${{API_KEY}}" in "{_HEX}") exit 0;; esac\n', _HEX),
         (f"case $DB_PASSWORD in\n  {_PASSWORD}) echo ok ;;\nesac\n", _PASSWORD),
+        (f'if [ "{_TOKEN}" = "${{GITHUB_TOKEN:-}}" ]; then\n', _TOKEN),
+        (f'test "{_TOKEN}" != "$API_KEY" && exit 1\n', _TOKEN),
+        (f'case "${{TOKEN:-}}" in\n  "{_TOKEN}") echo ok ;;\nesac\n', _TOKEN),
     ],
 )
 def test_a_shell_test_with_the_literal_first_is_found(text: str, secret: str) -> None:
@@ -130,6 +136,14 @@ def test_a_shell_test_with_the_literal_first_is_found(text: str, secret: str) ->
         'case "$TOKEN" in\n  ghp_*) echo github ;;\nesac\n',
         '"api_token" = "${var.token}"\n',
         'tags = { "Secret1x" = "${var.token}" }\n',
+        # a Nix attribute set naming its values by expansions
+        '  "registry-1.docker.io" = "${password}";\n',
+        '  "oauth2-proxy" = "${clientSecret}";\n',
+        '  "X-Api-Key-2" = "${apiKey}";\n',
+        # a template literal with a field is no literal
+        "t.is(token, `v2-${id}`);\n",
+        "t.is(`${prefix}-2abc`, token);\n",
+        "assertThat(token, is(`${prefix}2x`));\n",
     ],
 )
 def test_an_ordinary_literal_compared_so_stays(code: str) -> None:
