@@ -733,6 +733,9 @@ _ESCAPED_LITERAL = (
     + _DIGIT_OR_BOTH_CASES
     + r"(?P<secret>[^\"'`\\\s]{6,400})\\{0,8}(?P=quote)"
 )
+# A call or subscript a name is looked up by (`os.getenv("…")`, `headers["…"]`,
+# `obj?.["…"]`), before the name.
+_LOOKUP = r"[A-Za-z_][A-Za-z0-9_.]{0,40}(?:\?\.)?[(\[]\\{0,8}[\"']?"
 COMPARED_IN_A_CALL = Rule(
     name="secret-assignment",
     pattern=lazy(
@@ -740,9 +743,13 @@ COMPARED_IN_A_CALL = Rule(
         + _WRAPPED
         + r"\$?"
         + _MEMBERS
-        + r"(?P<key>"
+        + r"(?P<lookup>"
+        + _LOOKUP
+        + r")?(?P<key>"
         + CREDENTIAL_KEY
         + r")(?:\(\))?"
+        # The lookup's end, and a method of what it found (`headers["X-Token"].encode()`).
+        + r"(?(lookup)\\{0,8}[\"']?[)\]](?:\.[A-Za-z_][A-Za-z0-9_]{0,20}\(\))?)"
         + _UNWRAPPED
         + r"[ \t]{0,4},[ \t]{0,4}"
         + _WRAPPED
@@ -761,9 +768,7 @@ COMPARED_IN_A_CALL = Rule(
 # credential's (`"…" == tokenizer.decode(ids)`), nor is an element's or a member's after it
 # (`"…" == token?.type`).
 _COMPARED_NAME = (
-    r"[ \t]{0,4}(?:[$&]|\\{0,8}\"?\$\{?)?"
-    + _MEMBERS
-    + r"(?:[A-Za-z_][A-Za-z0-9_.]{0,40}[(\[]\\{0,8}[\"']?)?"
+    r"[ \t]{0,4}(?:[$&]|\\{0,8}\"?\$\{?)?" + _MEMBERS + r"(?:" + _LOOKUP + r")?"
     r"(?P<compared>" + CREDENTIAL_KEY + r")(?:\(\))?(?![A-Za-z0-9_.\-(\[]|\?(?:[.\[]|->))"
 )
 # A default in a variable's expansion (`${TOKEN:-}`, `${API_KEY-none}`).
@@ -816,7 +821,9 @@ LITERAL_COMPARED = Rule(
     after=lazy(
         r"(?:={1,2}|(?:IgnoreCase)?\()?[ \t]{0,4}(?:[$&]|\\{0,8}\"?\$\{?)?"
         + _MEMBERS
-        + r"(?:[A-Za-z_][A-Za-z0-9_.]{0,40}[(\[]\\{0,8}[\"']?)?[A-Za-z0-9_.\-]{0,40}?(?i:"
+        + r"(?:"
+        + _LOOKUP
+        + r")?[A-Za-z0-9_.\-]{0,40}?(?i:"
         + "|".join(re.escape(word) for word in GENERIC_ASSIGNMENT.anchors)
         + ")"
     ),

@@ -27,6 +27,7 @@ _PASSWORD = "Summer2024!"
         (f'if (user?.password == "{_PASSWORD}") {{\n', _PASSWORD),
         (f'if (!hmac.compare_digest(req?.token, "{_TOKEN}")) {{\n', _TOKEN),
         (f'if ("{_TOKEN}" == user!!.password) return true\n', _TOKEN),
+        (f'if ("{_TOKEN}" === obj?.["apiKey"]) {{\n', _TOKEN),
     ],
 )
 def test_a_literal_compared_with_a_null_safe_member_is_found(text: str, secret: str) -> None:
@@ -45,6 +46,8 @@ def test_a_literal_compared_with_a_null_safe_member_is_found(text: str, secret: 
         (f'assertThat(secret, is(equalTo("{_HEX}")));\n', _HEX),
         (f'assertThat(token, Matchers.is("{_TOKEN}"));\n', _TOKEN),
         (f'assertThat(apiKey, CoreMatchers.equalTo("{_TOKEN}"));\n', _TOKEN),
+        (f't.is(config.get("token"), "{_TOKEN}");\n', _TOKEN),
+        (f'self.assertEqual(os.environ["API_KEY"], "{_HEX}")\n', _HEX),
         (f'XCTAssertEqual(token, "{_TOKEN}")\n', _TOKEN),
         (f'expect(token).toMatch("{_TOKEN}");\n', _TOKEN),
         (f'expect(passwordInput).toHaveValue("{_PASSWORD}");\n', _PASSWORD),
@@ -78,6 +81,15 @@ def test_a_literal_a_test_framework_compares_with_a_credential_is_found(
         (f'if not hmac.compare_digest(token, b"{_TOKEN}"):\n', _TOKEN),
         (f'if not hmac.compare_digest(b"{_HEX}", secret):\n', _HEX),
         (f'if b"{_PASSWORD}" == password:\n', _PASSWORD),
+        (
+            f'subtle.ConstantTimeCompare([]byte(r.Header.Get("X-API-Key")), []byte("{_TOKEN}"))\n',
+            _TOKEN,
+        ),
+        (
+            f'crypto.timingSafeEqual(Buffer.from(req.headers["x-api-key"]), Buffer.from("{_HEX}"))\n',
+            _HEX,
+        ),
+        (f'compare_digest(request.headers["X-Token"].encode(), b"{_TOKEN}")\n', _TOKEN),
     ],
 )
 def test_a_wrapped_or_prefixed_literal_compared_with_a_credential_is_found(
@@ -121,6 +133,9 @@ def test_a_shell_test_with_the_literal_first_is_found(text: str, secret: str) ->
         'expect(token).toMatch("^[A-Za-z0-9]{32}$");\n',
         'expect(secretName).toHaveValue("db-password-2");\n',
         'expect(token.kind).to be == "StringLiteral2"\n',
+        't.is(tokens.get("count"), "abc123X9");\n',
+        'assertEquals(map.get("token_type"), "Bearer2x");\n',
+        'compare_digest(request.headers["X-Token-Kind"].encode(), b"hmac2")\n',
         # a wrapped word, a formatted string's template
         'if subtle.ConstantTimeCompare([]byte(tokenType), []byte("Bearer")) == 1 {\n',
         'crypto.timingSafeEqual(Buffer.from(token_type), Buffer.from("Bearer"))\n',
