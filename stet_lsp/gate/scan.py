@@ -557,7 +557,10 @@ def _json_spans(
         if text.find("\\", max(0, hit - _ESCAPE_LOOKBEHIND), hit + _ESCAPE_LOOKAHEAD) < 0:
             continue
         start, end = _window_around(text, hit, after)
-        decoded_until, decoded_reach = end - _ESCAPE_LOOKAHEAD, after
+        # A window that reaches the string's end holds all a later hit in it would: only a
+        # hit near a window's cut end is read again, with what follows the cut.
+        whole = end == len(text) or (text[end] == '"' and not _escaped(text, end))
+        decoded_until, decoded_reach = (end if whole else end - _ESCAPE_LOOKAHEAD), after
         spans += _decoded_spans(
             text, start, end, lambda value: _scan_chunk(value, config, False, filename)
         )
