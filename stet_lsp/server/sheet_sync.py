@@ -174,6 +174,11 @@ async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str 
     if theirs is None or server.documents.get(state.uri) is not state:
         return
     theirs = normalized(theirs)
+    if state.text == theirs and state.modified and state.expected_reload not in (None, theirs):
+        # The editor saved a buffer that lacks a write not merged into it, and the disk was
+        # read before the editor said so: the save's notification merges that write back
+        # (`saved_sheet`), from the base it had, which must stay as it is until then.
+        return
     if state.text == theirs:  # the editor already shows it
         state.disk_text, state.base_known, state.expected_reload = theirs, True, None
         state.modified = state.base_lost = False

@@ -421,16 +421,18 @@ async def test_a_sheet_git_tracks_is_warned_of_once(client: LanguageClient, root
     assert len(warnings()) == 1
 
 
+@pytest.mark.parametrize("saved_read_first", [False, True], ids=["", "saved text read first"])
 @pytest.mark.parametrize(
     "read_empty", ["never", "before the note (a new sheet)", "after the note (a save caught)"]
 )
 def test_a_save_over_disk_changes_the_editor_could_not_take_keeps_them(
-    root: Path, read_empty: str
+    root: Path, read_empty: str, saved_read_first: bool
 ) -> None:
     """A client that cannot apply edits saves its buffer over a note another writer added:
     the server merges that note back into the sheet on disk. The sheet read empty before the
     note (the note then makes a new sheet of itself alone) or after it changes nothing: no
-    entry is taken as deleted on disk, and the note is not forgotten."""
+    entry is taken as deleted on disk, and the note is not forgotten; nor is it when the
+    server reads the saved text (the buffer's own) before the editor says it saved."""
     sheet = StyleSheet(resolve_target(root))
     sheet.add("first")
     disk = sheet.path.read_text(encoding="utf-8")
@@ -463,6 +465,8 @@ def test_a_save_over_disk_changes_the_editor_could_not_take_keeps_them(
         if read_empty.startswith("after"):
             emptied()
         sheet.path.write_text(typed, encoding="utf-8")  # the editor saves its buffer
+        if saved_read_first:
+            time.sleep(1.5)  # read by the watcher's poll before the editor says so
         saved = {"textDocument": {"uri": uri(sheet.path)}}
         server.send({"method": "textDocument/didSave", "params": saved})
         deadline = time.monotonic() + 15
