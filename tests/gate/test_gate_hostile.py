@@ -454,6 +454,8 @@ REPEATED_ANCHORS = (
     "eyJ",
     "://u:",
     '"key": "',
+    't.is(config.get("token"), ',
+    'x = config.get("token"); ',
     " data:\n ",
     "q~",
     # JSON quoted in text: each line is decoded and scanned again, on its own.

@@ -339,7 +339,7 @@ class ClaudeCodeImporter:
         records, cut = head_records(head)
         known = False
         for value in records:
-            if isinstance(value, dict) and (is_qwen_record(value) or _QWEN_RUN in value):
+            if isinstance(value, dict) and _is_qwens(value):
                 return False  # whatever came before: Qwen's first records may be as Claude's
             if known:
                 continue  # read on only for Qwen's
@@ -1682,6 +1682,11 @@ def _failed_run(record: dict[str, Any], subtype: str | None) -> str:
     return f"{meaning}{detail}: {said}" if said.strip() else f"{meaning}{detail}"
 
 
+def _is_qwens(record: dict[str, Any]) -> bool:
+    """Whether the record is Qwen Code's: a session's, or a headless run's naming its version."""
+    return is_qwen_record(record) or _QWEN_RUN in record
+
+
 def _is_headless_init(record: dict[str, Any]) -> bool:
     """Whether the record is a headless run's `init`: naming the harness's version (2.0 builds
     on) or, in earlier builds', its permission mode beside tools only Claude Code has or a
@@ -1714,9 +1719,7 @@ def _runner_checkout(cwd: str | None) -> str | None:
 def _is_headless_array(items: list[Any]) -> bool:
     """Whether the first items of a JSON array are a headless run's records: its `init`
     among them, and none of them Qwen Code's."""
-    if any(
-        isinstance(item, dict) and (is_qwen_record(item) or _QWEN_RUN in item) for item in items
-    ):
+    if any(isinstance(item, dict) and _is_qwens(item) for item in items):
         return False
     return any(isinstance(item, dict) and _is_headless_init(item) for item in items)
 
@@ -1739,7 +1742,7 @@ def _headless_in_log(head: str) -> bool:
                 value = json.loads(text)
             except (ValueError, RecursionError):
                 continue
-            if isinstance(value, dict) and (is_qwen_record(value) or _QWEN_RUN in value):
+            if isinstance(value, dict) and _is_qwens(value):
                 return False
             if isinstance(value, dict) and _is_headless_init(value):
                 return True
