@@ -85,7 +85,9 @@ class DocumentState:
     expected_reload: str | None = None
     """A sheet written on disk while the buffer had no unsaved edits: the editor reloads it.
     An edit that leaves this text is that reload; any other edit came first, and what was
-    written on disk is then merged into it."""
+    written on disk is then merged into it. With unsaved edits: what was written on disk
+    and not merged into them yet (the editor cannot apply edits, or refused them), merged
+    at the next edit, or back into the disk when the buffer is saved or closed."""
     ready: asyncio.Future[None] | None = None
     """Done once the document's repository is known (finding it reads the disk) and its
     comments are lexed."""

@@ -40,6 +40,7 @@ from stet_lsp.server.sheet_sync import (
     Staged,
     merge_from_disk,
     normalized,
+    saved_sheet,
     write_into_buffer,
 )
 
@@ -564,8 +565,21 @@ class StetServer(LanguageServer):
             await merge_from_disk(self, state, None)
 
     def close_document(self, uri: str) -> None:
-        """Drop everything kept about a closed document, the features' state included."""
-        self.documents.pop(uri, None)
+        """Drop everything kept about a closed document, the features' state included. A
+        sheet closed with unsaved edits and a write on disk never merged into them (an editor
+        that cannot apply edits) gets that write merged back into the disk, which a save
+        whose notification never came may have written over."""
+        state = self.documents.pop(uri, None)
+        unmerged = None if state is None else state.expected_reload
+        if (
+            state is not None
+            and state.is_sheet
+            and state.modified
+            and unmerged not in (None, state.text)
+        ):
+            base = state.disk_text if state.base_known else ""
+            merge_back = saved_sheet(self, state, base, unmerged, not state.base_lost)
+            self.spawn(merge_back, "merging back the closed style sheet's unmerged write")
         self.diagnostics.forget(uri)
         self._published.pop(uri, None)
         for _ in self.ask("forget", uri):
@@ -651,7 +665,11 @@ class StetServer(LanguageServer):
         now has none: the editor reloaded an outside write that the server has not read yet
         (the client's report of it, or the next poll, comes after the command)."""
         snapshot = await self.off_loop(session.load)
-        if snapshot.text is not None and normalized(snapshot.text) == state.text:
+        if (
+            snapshot.text is not None
+            and normalized(snapshot.text) == state.text
+            and state.expected_reload in (None, state.text)  # else: its save is on its way
+        ):
             state.disk_text, state.base_known, state.expected_reload = state.text, True, None
             state.modified = state.base_lost = False
 

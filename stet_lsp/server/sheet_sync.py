@@ -229,6 +229,22 @@ async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str 
         for conflict in result.conflicts:
             server.message(f"style sheet: {conflict.message}", types.MessageType.Warning)
         return
+    if state.saves != saves:
+        # Saved while the merge was tried: the save wrote over what is on disk, and did not
+        # know it held more (it came before this was known to be unmerged).
+        server.spawn(
+            saved_sheet(server, state, base, theirs, deletions),
+            "merging back what a save wrote over",
+        )
+        return
+    earlier = state.expected_reload
+    if earlier is not None and earlier != theirs and earlier.strip():
+        # A write not merged yet is still owed to the buffer (or to the disk, if the editor
+        # saved over it): what the disk holds now does not replace it, it is merged into it.
+        merged = await server.off_loop(
+            partial(merge_sheets, deletions=deletions), base, earlier, theirs
+        )
+        theirs = merged.text
     state.expected_reload = theirs  # tried again at the next edit
     server.message(
         "style sheet: the changes on disk are not merged into the unsaved editor text yet; "
@@ -342,13 +358,14 @@ async def saved_sheet(
     deletions: bool = True,
 ) -> None:
     """The editor saved the sheet. What was written on disk and never reached its buffer
-    (`unmerged`: the editor refused the merge, or cannot apply edits) was written over:
+    (`unmerged`, when it is not the text saved: the editor refused the merge, or cannot
+    apply edits) was written over:
     it is merged back into the sheet on disk, which the editor then reloads (`deletions`
     False: the sheet was read missing or empty since `base`, `DocumentState.base_lost`)."""
     session = state.session
     if session is None:
         return
-    if unmerged is not None and unmerged != state.text:
+    if unmerged is not None:
         target = await server.off_loop(session.target)
         if state.path == target.sheet_path:
             async with server.sheet_edits:

@@ -11,7 +11,7 @@ import asyncio
 from lsprotocol import types
 
 from stet_lsp.server.server import StetServer
-from stet_lsp.server.sheet_sync import saved_sheet
+from stet_lsp.server.sheet_sync import normalized, saved_sheet
 
 
 def _load_slow_modules() -> None:
@@ -49,17 +49,28 @@ def register(server: StetServer) -> None:
         if state is not None and (state.ready is None or state.ready.done()):
             ls.refresh([state], outside=False)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+    # The text saved comes with the notification: typing while the editor writes the file
+    # reaches the server before the save does, and a sheet's merges start from what is on disk.
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=True))
     def did_save(ls: StetServer, params: types.DidSaveTextDocumentParams) -> None:
         state = ls.documents.get(params.text_document.uri)
         if state is None:
             return
         base = state.disk_text if state.base_known else ""
         unmerged, deletions = state.expected_reload, not state.base_lost
-        # What the editor saved is its lines: shared, not joined and split again.
-        state.disk_lines, state.base_known, state.saves = list(state.lines), True, state.saves + 1
-        state.modified, state.expected_reload, state.base_lost = False, None, False
+        saved = None
+        if state.is_sheet and params.text is not None:
+            saved = normalized(params.text)
+        if saved is None or saved == state.text:
+            # What the editor saved is its lines: shared, not joined and split again.
+            state.disk_lines, state.modified = list(state.lines), False
+        else:  # typed in since
+            state.disk_text, state.modified = saved, True
+        state.base_known, state.saves = True, state.saves + 1
+        state.expected_reload, state.base_lost = None, False
         if state.is_sheet and state.session is not None:
+            if unmerged == (state.text if saved is None else saved):
+                unmerged = None  # the save held it all
             # A saved sheet changes what every open document shows.
             ls.spawn(
                 saved_sheet(ls, state, base, unmerged, deletions), "reading the saved style sheet"

@@ -1,0 +1,199 @@
+"""No entry is lost whatever the order in which the editor's writes and notifications, other
+writers' notes and the server's poll of the disk meet. A scripted editor (`sheet_editor`)
+writes the file and says it saved in separate steps, so that the poll can read the disk
+between them, as it can in a real editor."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sheet_editor import EDITS, NO_EDITS, SheetEditor, add, entry_texts
+
+EXPECTED = ["first", "note from another writer", "typed by hand"]
+
+
+@pytest.fixture
+def editors(root: Path) -> Iterator[Any]:
+    made: list[SheetEditor] = []
+
+    def make(capabilities: dict[str, Any], answers: str = "refuse") -> SheetEditor:
+        add(root, "first")
+        editor = SheetEditor(root, capabilities, answers)
+        made.append(editor)
+        editor.open()
+        editor.type_entry("typed by hand")
+        editor.sync()
+        return editor
+
+    yield make
+    for editor in made:
+        editor.server.close()
+
+
+def test_a_merge_refused_across_a_save_reaches_the_disk(root: Path, editors: Any) -> None:
+    """The merge of another writer's note is in flight when the person saves; the editor
+    then refuses it: the save wrote over the note, which is merged back into the disk."""
+    editor = editors(EDITS, answers="hold")
+    add(root, "note from another writer")
+    request = editor.pump(until=lambda m: m.get("method") == "workspace/applyEdit")
+    editor.held.clear()
+    editor.save()
+    editor.sync()
+    editor.answers = "refuse"
+    editor.answer(request, applied=False)
+    assert editor.on_disk_within(EXPECTED) == EXPECTED
+    editor.type_entry("typed later")  # and saved again: the note stays
+    editor.sync()
+    editor.save()
+    editor.polled()
+    assert "note from another writer" in editor.disk()
+
+
+def test_a_merge_applied_across_a_save_stays_in_the_buffer(root: Path, editors: Any) -> None:
+    editor = editors(EDITS, answers="hold")
+    add(root, "note from another writer")
+    request = editor.pump(until=lambda m: m.get("method") == "workspace/applyEdit")
+    editor.held.clear()
+    editor.save()
+    editor.sync()
+    editor.answer(request, applied=True)
+    editor.polled()
+    assert entry_texts(editor.text) == EXPECTED
+    editor.save()
+    assert editor.on_disk_within(EXPECTED) == EXPECTED
+
+
+@pytest.mark.parametrize("save_read_first", [False, True], ids=["", "the save read first"])
+def test_a_note_added_to_the_saved_file_before_the_save_is_said(
+    root: Path, editors: Any, save_read_first: bool
+) -> None:
+    """An editor that cannot apply edits holds a note it could not merge, saves over it, and
+    another note is added to the saved file before the save is said: the second write on
+    disk does not replace the first, both reach the disk."""
+    editor = editors(NO_EDITS)
+    add(root, "note from another writer")
+    editor.wait_not_merged()
+    written = editor.write()
+    if save_read_first:
+        editor.polled()
+    add(root, "second note")
+    editor.polled()
+    editor.did_save(written)
+    expected = sorted([*EXPECTED, "second note"])
+    assert editor.on_disk_within(expected) == expected
+
+
+@pytest.mark.parametrize("capabilities", [NO_EDITS, EDITS], ids=["no edits", "edits"])
+def test_an_entry_typed_while_the_editor_writes_is_kept(
+    editors: Any, capabilities: dict[str, Any]
+) -> None:
+    """Typed after the editor wrote the file and before it said so: the save's text (sent
+    with its notification) is what is on disk, and the entry typed is an unsaved edit, not
+    one deleted on disk."""
+    editor = editors(capabilities, answers="apply")
+    written = editor.write()
+    editor.type_entry("typed while saving")
+    editor.did_save(written)
+    editor.polled()
+    editor.type_entry("typed after")
+    editor.polled()
+    assert "typed while saving" in entry_texts(editor.text)
+    editor.save()
+    expected = ["first", "typed after", "typed by hand", "typed while saving"]
+    assert editor.on_disk_within(expected) == expected
+
+
+@pytest.mark.parametrize("save_read_first", [False, True], ids=["", "the save read first"])
+def test_a_command_between_a_write_and_its_save_loses_no_note(
+    root: Path, editors: Any, save_read_first: bool
+) -> None:
+    """A note added by a command after the editor wrote the file and before it said so: the
+    command writes into the buffer, which this editor cannot change, so it says it wrote
+    nothing; the other writer's note the save wrote over still comes back."""
+    editor = editors(NO_EDITS)
+    add(root, "note from another writer")
+    editor.wait_not_merged()
+    written = editor.write()
+    if save_read_first:
+        editor.polled()
+    arguments = [{"uri": editor.uri, "text": "from a command"}]
+    answer = editor.request(
+        "workspace/executeCommand", {"command": "stet.note.add", "arguments": arguments}
+    )
+    assert "nothing was written" in answer["error"]["message"]
+    editor.did_save(written)
+    assert editor.on_disk_within(EXPECTED) == EXPECTED
+
+
+def test_a_buffer_written_and_closed_without_its_save_said(root: Path, editors: Any) -> None:
+    """The disk holds the buffer, which lacks a note it could not merge, and the editor
+    closes it without saying it saved: the note is merged back into the disk."""
+    editor = editors(NO_EDITS)
+    add(root, "note from another writer")
+    editor.wait_not_merged()
+    editor.write()
+    editor.polled()
+    editor.close()
+    assert editor.on_disk_within(EXPECTED) == EXPECTED
+
+
+def test_a_buffer_written_without_its_save_said_then_typed_in(root: Path, editors: Any) -> None:
+    """No save is said after the write: the next edit is told the note is not merged yet,
+    and the next save brings it back."""
+    editor = editors(NO_EDITS)
+    add(root, "note from another writer")
+    editor.wait_not_merged()
+    editor.write()
+    editor.polled()
+    said = len(editor.messages("not merged"))
+    editor.type_entry("typed after")
+    editor.polled()
+    assert len(editor.messages("not merged")) > said
+    editor.save()
+    expected = sorted([*EXPECTED, "typed after"])
+    assert editor.on_disk_within(expected) == expected
+
+
+def test_two_saves_with_a_note_between(root: Path, editors: Any) -> None:
+    editor = editors(NO_EDITS)
+    add(root, "note from another writer")
+    editor.wait_not_merged()
+    editor.save()
+    editor.polled()
+    add(root, "second note")
+    editor.polled()
+    editor.type_entry("typed second")
+    editor.sync()
+    written = editor.write()
+    editor.polled()
+    editor.did_save(written)
+    expected = sorted([*EXPECTED, "second note", "typed second"])
+    assert editor.on_disk_within(expected) == expected
+
+
+def test_a_sheet_removed_then_saved_back(root: Path, editors: Any) -> None:
+    editor = editors(NO_EDITS)
+    add(root, "note from another writer")
+    editor.wait_not_merged()
+    editor.sheet.path.unlink()  # a save caught half way
+    editor.polled()
+    written = editor.write()
+    editor.polled()
+    editor.did_save(written)
+    assert editor.on_disk_within(EXPECTED) == EXPECTED
+
+
+def test_a_save_said_without_its_text(root: Path, editors: Any) -> None:
+    """A client that leaves the text out of its save notification: the buffer is taken for
+    what it saved, as before."""
+    editor = editors(NO_EDITS)
+    add(root, "note from another writer")
+    editor.wait_not_merged()
+    editor.write()
+    editor.polled()
+    saved = {"textDocument": {"uri": editor.uri}}
+    editor.server.send({"method": "textDocument/didSave", "params": saved})
+    assert editor.on_disk_within(EXPECTED) == EXPECTED
