@@ -22,6 +22,7 @@ from stet_lsp.gate.prefilter import AnchorHit, Prefilter, ascii_lower, prefilter
 from stet_lsp.gate.rules import (
     EXPECTATION,
     METADATA_KEY_SUFFIXES,
+    NO_ARGUMENT_METHODS,
     RULES,
     Rule,
     env_value_rule,
@@ -44,12 +45,19 @@ _BEGIN = itemgetter(0)
 # match) when `=` or `:` follows within 9 characters (Go's ` string =`), a quote escaped at
 # any depth counting as one (`token\\\\\\\": ` in JSON quoted three times), or a string literal
 # in parentheses or braces (C++'s `secret("…")`, `api_key{"…"}`: `rules.DIRECT_INIT`), or a
-# test's expectation of it (`expect(token).toBe("…")`, `.to eq "…"`: `rules.COMPARED_LITERAL`).
+# test's expectation of it (`expect(token).toBe("…")`, `.to eq "…"`: `rules.COMPARED_LITERAL`),
+# or an operator and a literal after its methods (`token?.trim() === "…"`).
 _OPERATOR_AFTER = (
     r'(?:(?:\\{1,64}+"|[^=:]){0,8}[=:]'
     r"|(?:\[[0-9]{0,6}\])?[ \t]{0,2}[({][ \t]{0,2}(?:u8|[LuU])?\\{0,64}+[\"']"
-    r"|[\"'\]\\()]{0,8}(?:" + EXPECTATION + r")[ \t]{0,4}\\{0,64}+[\"'])"
+    r"|[\"'\]\\()]{0,8}(?:" + EXPECTATION + r")[ \t]{0,4}\\{0,64}+[\"']"
+    r"|(?:\(\))?"
+    + NO_ARGUMENT_METHODS
+    + r"[ \t]{0,4}[=!~]==?[ \t]{0,4}[A-Za-z0-9]{0,2}\\{0,64}+[\"'`])"
 )
+# A method without arguments the compared name is called with (`token?.trim()`): its name is
+# judged as a member of the key's (`token.trim`).
+_METHOD_NAME = re.compile(r"(?:\?\.|!!\.|\??->|\.)([A-Za-z_][A-Za-z0-9_]{0,30})\(\)")
 _OPERATOR_FOLLOWS = re.compile(_OPERATOR_AFTER)
 _KEY_THEN_OPERATOR = re.compile(r"[A-Za-z0-9_.\-]{0,128}+(?=" + _OPERATOR_AFTER + ")")
 # From a key's end: a number assigned and nothing after it but the end of a JSON value or of
@@ -834,7 +842,7 @@ class RuleScanner:
                 verdict=verdict,
                 login=login,
             )
-        if not secret:
+        if not secret or not self._methods_judged(priority, rule, match, judged, key):
             return False
         if self.text.startswith(_ELLIPSES, end) and heuristics.is_placeholder(value + "..."):
             return False  # `API_KEY=sk-ant-...`: the rules' values stop before a final dot
@@ -866,9 +874,21 @@ class RuleScanner:
         value = self.text[start:end]
         if not self._judge(priority, rule, value, key) or syntax.names_itself(key, value):
             return False
+        if not self._methods_judged(priority, rule, match, value, key):
+            return False
         self.spans.append(Span(start, end, rule.name, priority, rule.replacement, rule.prefix))
         self._cover(priority, start, end)
         return True
+
+    def _methods_judged(
+        self, priority: int, rule: Rule, match: re.Match[str], value: str, key: str | None
+    ) -> bool:
+        """Whether a value compared with what methods without arguments return on its key
+        (`token?.trim()`) is judged a secret with them as the key's members too: a method may
+        name what else the key holds (`token?.getType()`), and the key alone what it is
+        (`secretVersion?.trim()`)."""
+        methods = _methods_called(match)
+        return not methods or self._judge(priority, rule, value, (key or "") + methods)
 
     def _expansion_pieces(
         self, operand: tuple[int, str], end: int
@@ -1142,3 +1162,11 @@ class RuleScanner:
         if bare and rule.written_passwords and heuristics.is_written_password(key or "", value):
             return True
         return literal and heuristics.looks_like_env_literal(value)
+
+
+def _methods_called(match: re.Match[str]) -> str:
+    """The methods without arguments a match read called on its name, as its members
+    (`token?.trim()` compared: `.trim`), or nothing."""
+    if "method" not in match.re.groupindex or not match.group("method"):
+        return ""
+    return _METHOD_NAME.sub(r".\1", match.group("method"))

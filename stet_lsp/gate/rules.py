@@ -16,7 +16,7 @@ from stet_lsp.gate.keyblocks import key_block_end, ssh2_key_block_end
 from stet_lsp.gate.patterns import LazyPattern, lazy
 
 # Bump whenever a rule, a check or the span logic changes: cached results depend on it.
-RULESET_VERSION = "2026.118"
+RULESET_VERSION = "2026.119"
 
 Check = Callable[[str, bool], bool]
 """(secret value, strict mode) -> whether the value is a secret."""
@@ -610,8 +610,15 @@ EXPECTATION = (
     r"|\.to\.(?:not\.)?(?:eql?|equal)\(|\.to(?:_not)?[ \t]{1,4}(?:eql?|be[ \t]{1,4}==)(?:\(|[ \t])"
     r"|[ \t]{1,4}shouldBe[ \t]{1,4}"
 )
+# Methods without arguments called on the compared name (`token?.trim()`, `apiKey.toLowerCase()`,
+# `password.strip().lower()`, Kotlin's `token!!.trim()`), group `method`: judged as part of the
+# name (`token?.getType()` names a type).
+_METHOD_CALL = r"(?:\?\.|!!\.|\??->|\.)[A-Za-z_][A-Za-z0-9_]{0,30}\(\)"
+NO_ARGUMENT_METHODS = r"(?:" + _METHOD_CALL + r"){1,2}"
 _COMPARED = (
-    r"(?:\(\))?(?:\}[\"']?[ \t]{1,4}=(?!=)|[\"'\])}]{0,3}(?:[ \t]{0,4}"
+    r"(?:\(\))?(?P<method>"
+    + NO_ARGUMENT_METHODS
+    + r")?(?:\}[\"']?[ \t]{1,4}=(?!=)|[\"'\])}]{0,3}(?:[ \t]{0,4}"
     + _OPERATOR
     + r"|\.[Ee]quals(?:IgnoreCase)?\(|"
     + EXPECTATION
@@ -769,7 +776,8 @@ COMPARED_IN_A_CALL = Rule(
 # (`"…" == token?.type`).
 _COMPARED_NAME = (
     r"[ \t]{0,4}(?:[$&]|\\{0,8}\"?\$\{?)?" + _MEMBERS + r"(?:" + _LOOKUP + r")?"
-    r"(?P<compared>" + CREDENTIAL_KEY + r")(?:\(\))?(?![A-Za-z0-9_.\-(\[]|\?(?:[.\[]|->))"
+    r"(?P<compared>" + CREDENTIAL_KEY + r")(?:\(\))?(?P<method>" + NO_ARGUMENT_METHODS + r")?"
+    r"(?![A-Za-z0-9_.\-(\[]|\?(?:[.\[]|->)|!!\.)"
 )
 # A default in a variable's expansion (`${TOKEN:-}`, `${API_KEY-none}`).
 _DEFAULT_IN_A_TEST = r"(?::?[-=?+][^}\s\"'\\]{0,40})?"

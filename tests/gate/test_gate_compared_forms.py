@@ -37,6 +37,23 @@ def test_a_literal_compared_with_a_null_safe_member_is_found(text: str, secret: 
 @pytest.mark.parametrize(
     ("text", "secret"),
     [
+        (f'if (token?.trim() === "{_TOKEN}") {{\n', _TOKEN),
+        (f'if (token.trim() == "{_TOKEN}") {{\n', _TOKEN),
+        (f'if password.strip() == "{_PASSWORD}":\n', _PASSWORD),
+        (f'if (apiKey.toLowerCase() === "{_HEX}") {{\n', _HEX),
+        (f'if (req.body?.token?.trim().toLowerCase() !== "{_TOKEN}") {{\n', _TOKEN),
+        (f'if (token!!.trim() == "{_TOKEN}") return true\n', _TOKEN),
+        (f"if ($apiKey->trim() === '{_TOKEN}') {{\n", _TOKEN),
+        (f'if ("{_TOKEN}" === token?.trim()) {{\n', _TOKEN),
+    ],
+)
+def test_a_literal_compared_with_a_method_of_a_credential_is_found(text: str, secret: str) -> None:
+    _redacted(text, secret)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
         (f't.is(token, "{_TOKEN}");\n', _TOKEN),
         (f't.is("{_TOKEN}", apiKey);\n', _TOKEN),
         (f"t.deepEqual(client_secret, '{_HEX}');\n", _HEX),
@@ -124,6 +141,15 @@ def test_a_shell_test_with_the_literal_first_is_found(text: str, secret: str) ->
         f'if ("{_TOKEN}" == token?.type) {{\n',
         'if (user?.tokenType == "Bearer") {\n',
         'if ("2.1.0" === req?.apiKeyVersion) {\n',
+        # a method naming what else the name holds, one with arguments, a member compared
+        f'if (token?.getType() == "{_TOKEN}") {{\n',
+        f'if token.startswith("{_TOKEN}"):\n',
+        f'if (token.type == "{_TOKEN}") {{\n',
+        'if (secretVersion?.trim() === "text/html;charset=UTF-8") {\n',
+        'if (tokenEndpoint?.trim() === "europe-west4") {\n',
+        'if (secret.getName()?.trim() === "us-central1") {\n',
+        'if ("europe-west4" === csrf_token_name?.trim()) {\n',
+        'if (token?.trim() === "Bearer") {\n',
         # a test's expectations of such names and of what a value holds
         't.is(token.type, "Identifier");\n',
         "t.is(tokenizer.decode(ids), 'Hello2 world');\n",
