@@ -602,12 +602,14 @@ _OPERATORS = ("==", "!=", "~=")
 _OPERATOR = r"(?:={2,3}|!={1,2}|~=)"
 # A test's expectation of what stands before it: Jest's `.toBe(`, `.not.toEqual(`,
 # `.resolves.toStrictEqual(`, `.toMatch(`, `.toContain(`, `.toHaveValue(`, chai's `.to.equal(`,
-# `.to.not.eq(`, AssertJ's `.isEqualTo(`, RSpec's `.to eq `, `.to eql(`, `.to be == `, kotest's
-# `shouldBe` (after the `)` of `expect(…)`, `assertThat(…)`).
+# `.to.not.eq(` and `.should.equal(` (right after the name), AssertJ's `.isEqualTo(`, RSpec's
+# `.to eq `, `.to eql(`, `.to match `, `.not_to eq `, `.to be == `, kotest's `shouldBe` (after
+# the `)` of `expect(…)`, `assertThat(…)`).
 EXPECTATION = (
     r"\.(?:(?:resolves|rejects|not)\.){0,2}"
     r"(?:toBe|toEqual|toStrictEqual|toMatch|toContain|toHaveValue)\(|\.isEqualTo\("
-    r"|\.to\.(?:not\.)?(?:eql?|equal)\(|\.to(?:_not)?[ \t]{1,4}(?:eql?|be[ \t]{1,4}==)(?:\(|[ \t])"
+    r"|\.(?:to|should)\.(?:not\.)?(?:eql?|equal)\("
+    r"|\.(?:to|to_not|not_to)[ \t]{1,4}(?:eql?|match|be[ \t]{1,4}==)(?:\(|[ \t])"
     r"|[ \t]{1,4}shouldBe[ \t]{1,4}"
 )
 # Methods without arguments called on the compared name (`token?.trim()`, `apiKey.toLowerCase()`,
@@ -712,21 +714,24 @@ _COMPARING_CALLS = (
 # AVA's assertions on its test's `t`, a name of their own.
 _AVA_CALLS = ("t.is(", "t.not(", "t.deepequal(", "t.notdeepequal(")
 # The call and its first arguments; Go's testify takes its test first (`assert.Equal(t, token,
-# "…")`, `require.Equal(s.T(), …)`).
+# "…")`, `require.Equal(s.T(), …)`), Hamcrest and JUnit 4 a message.
 _COMPARING_CALL = (
     r"(?i:"
     + "|".join(re.escape(call) for call in _COMPARING_CALLS)
     + "|"
     + "|".join(r"(?<![A-Za-z0-9_$.])" + re.escape(call) for call in _AVA_CALLS)
     + r")[ \t]{0,4}(?:[A-Za-z]{1,8}(?:\.T\(\))?,[ \t]{0,4})?"
+    # A message first (Hamcrest's `assertThat("reason", token, is("…"))`, JUnit 4's
+    # `assertEquals("message", "…", token)`).
+    r"(?:\\{0,8}\"[^\"\\\r\n]{1,120}\\{0,8}\",[ \t]{0,4})?"
 )
 # What an argument may be wrapped in: the bytes of a string (Go's `[]byte(…)`, Node's
 # `Buffer.from(…)`), a Hamcrest matcher (`is(…)`, `equalTo(…)`, `is(equalTo(…))`, named with
-# its class: `Matchers.is(…)`); and what
+# its class: `Matchers.is(…)`, Kotlin's `` `is`(…) ``); and what
 # follows a wrapped argument: Node's encoding (`Buffer.from(token, "utf8")`) and the
 # wrappers' closing parentheses.
 _WRAPPED = (
-    r"(?:(?:\[\]byte|Buffer\.from|(?:(?:Core)?Matchers\.)?(?:is|not|equalTo(?:IgnoringCase)?))"
+    r"(?:(?:\[\]byte|Buffer\.from|(?:(?:Core)?Matchers\.)?(?:is|`is`|not|equalTo(?:IgnoringCase)?))"
     r"\([ \t]{0,4}){0,2}"
 )
 _UNWRAPPED = (
