@@ -86,6 +86,8 @@ _PLAIN_ASSIGNMENT_REACH = 7 + 1 + 10 + 400 + 1 + 240 + 8
 # least `lead` of the identifier rules: each of them reads the name whole).
 _IDENTIFIER_RUN = re.compile(r"[A-Za-z0-9_.\-]{0,128}")
 _AGAIN_LEAD = 34
+# How far after a construct's opening its further values are read (`Rule.further`).
+_FURTHER_REACH = 65536
 
 
 # After the separator that starts a parameter's name, what surely ends its unquoted value,
@@ -410,6 +412,8 @@ class RuleScanner:
         self._tried: set[tuple[int, int]] = set()
         self._judged: dict[tuple[int, str, str | None, bool, bool, bool, bool, bool], bool] = {}
         self._covered_until: dict[int, int] = {}
+        self._further_until: dict[int, int] = {}
+        """Per rule that reads further values (`Rule.further`): where it read them up to."""
         self._covered_from: dict[int, int] = {}
         """Per rule: where the value that reaches `_covered_until` starts."""
         self._token_until: dict[int, int] = {}
@@ -698,7 +702,12 @@ class RuleScanner:
             if offset < self._token_until.get(priority, -1):
                 return False
             match = rule.pattern.match(text, offset)
-            return match is not None and self._accept(priority, rule, match)
+            if match is None:
+                return False
+            found = self._accept(priority, rule, match)
+            if rule.further is not None:
+                found |= self._accept_further(priority, rule, match)
+            return found
         if rule.after is not None and rule.after.match(text, offset + anchor_length) is None:
             return False
         start = offset
@@ -865,12 +874,15 @@ class RuleScanner:
             self._covered_until[priority] = end
             self._covered_from[priority] = start
 
-    def _accept_compared(self, priority: int, rule: Rule, match: re.Match[str]) -> bool:
+    def _accept_compared(
+        self, priority: int, rule: Rule, match: re.Match[str], name: str | None = None
+    ) -> bool:
         """A literal written before the credential's name it is compared with (`"…" ==
-        token`, `compare_digest("…", token)`): judged as the same literal after the name is,
-        the name its key. Nothing between them is a value's syntax to read."""
+        token`, `compare_digest("…", token)`), or after it in a construct that named it before
+        (`name`: a `case`'s later patterns): judged as the same literal after the name is, the
+        name its key. Nothing between them is a value's syntax to read."""
         start, end = match.span("secret")
-        key = match.group("compared")
+        key = match.group("compared") if name is None else name
         value = self.text[start:end]
         if not self._judge(priority, rule, value, key) or syntax.names_itself(key, value):
             return False
@@ -879,6 +891,27 @@ class RuleScanner:
         self.spans.append(Span(start, end, rule.name, priority, rule.replacement, rule.prefix))
         self._cover(priority, start, end)
         return True
+
+    def _accept_further(self, priority: int, rule: Rule, match: re.Match[str]) -> bool:
+        """Whether any of the further values of the construct `match` opens (`Rule.further`:
+        a `case`'s later patterns) is a secret compared with its name; each one found is added.
+        A construct that opens within one an earlier match's values were read over is read no
+        further (`case "$TOKEN" in "…") case "$TOKEN" in …` repeated reads each arm once)."""
+        further = rule.further
+        assert further is not None
+        if match.start() < self._further_until.get(priority, -1):
+            return False
+        text = self.text
+        key = match.group("compared")
+        position = match.end()
+        limit = min(len(text), position + _FURTHER_REACH)
+        found = False
+        while (item := further.match(text, position, limit)) is not None and item.end() > position:
+            position = item.end()
+            if item.start("secret") >= 0:
+                found |= self._accept_compared(priority, rule, item, key)
+        self._further_until[priority] = position
+        return found
 
     def _methods_judged(
         self, priority: int, rule: Rule, match: re.Match[str], value: str, key: str | None

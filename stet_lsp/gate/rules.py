@@ -69,6 +69,11 @@ class Rule:
     reads_defaults: bool = False
     """For the rules that read a shell expansion's default alone (`EXPANSION_DEFAULTS`): another
     rule's reading of a default from the expansion's code stands only where none took it."""
+    further: LazyPattern | None = None
+    """For anchor rules whose match names what it compares (group `compared`): the further
+    values of the same construct, each read from where the last one read ended, the first
+    from the match's end (a `case`'s patterns after its first); group `secret` where one is a
+    literal to judge."""
     start: str = "window"
     """Where a match may start: "anchor" (prefix rules: exactly at the anchor), "identifier"
     (at the start of the identifier holding the anchor), or "window" (search around it)."""
@@ -858,9 +863,10 @@ LITERAL_IN_A_CALL = Rule(
     check=_generic_check,
     start="anchor",
 )
-# A shell's `case` on a credential's expansion and its first pattern, on the same line or the
-# next (`case "$TOKEN" in` then `"…")`): a literal compared with the name, quoted or bare (a
-# glob is none).
+# A shell's `case` on a credential's expansion and its patterns, the first on the same line or
+# the next, perhaps after comment lines (`case "$TOKEN" in` then `"…")`): a literal compared
+# with the name, quoted or bare (a glob is none), and each one after it (`further`).
+_CASE_GAP = r"(?:[ \t]|\r?\n|\\{1,8}[nrt]|#[^\r\n\\]{0,400}+)"
 CASE_PATTERN = Rule(
     name="secret-assignment",
     pattern=lazy(
@@ -868,15 +874,31 @@ CASE_PATTERN = Rule(
         + CREDENTIAL_KEY
         + r")"
         + _DEFAULT_IN_A_TEST
-        + r"\}?\\{0,8}\"?[ \t]{1,4}in(?:[ \t]|\r?\n|\\{1,8}[nrt]){1,40}+\(?[ \t]{0,4}"
-        r"\\{0,8}(?P<quote>[\"']?)"
+        + r"\}?\\{0,8}\"?[ \t]{1,4}in(?![A-Za-z0-9_])(?:"
+        + _CASE_GAP
+        + r"{1,40}+\(?[ \t]{0,4}\\{0,8}(?P<quote>[\"']?)"
         + _DIGIT_OR_BOTH_CASES
-        + r"(?P<secret>[^\"'`\\\s|()*?\[\]]{6,400})\\{0,8}(?P=quote)[ \t]{0,4}[|)]"
+        + r"(?P<secret>[^\"'`\\\s|()*?\[\]]{6,400})\\{0,8}(?P=quote)[ \t]{0,4}[|)])?"
     ),
     anchors=("case ", "case\t"),
     reach=560,
     check=_generic_check,
     start="anchor",
+    # From the case's `in` or its first pattern's `|` or `)`: the next alternative of the same
+    # arm after `|`; after `)` the arm's body up to its `;;` (or `;&`, `;;&`), no `esac`
+    # within; then the next arm's pattern. Any pattern is read to step over (`ghp_*)`,
+    # `--help)`), a literal's is its `secret`.
+    further=lazy(
+        r"(?:(?<=\|)[ \t]{0,4}"
+        r"|(?<=\))(?:[^;\\e]|\\[\s\S]|;(?![;&])|e(?!sac(?![A-Za-z0-9_]))){0,2000}+;(?:;&?|&)"
+        + _CASE_GAP
+        + r"{0,40}+|(?<![|)])"
+        + _CASE_GAP
+        + r"{1,40}+)\(?[ \t]{0,4}\\{0,8}(?P<quote>[\"']?)(?:(?=[^\"'`\\\s|()*?\[\]]{6})"
+        + _DIGIT_OR_BOTH_CASES
+        + r"(?P<secret>[^\"'`\\\s|()*?\[\]]{6,400})|[^\"'`\\\s|()]{1,400}?)\\{0,8}(?P=quote)"
+        r"[ \t]{0,4}[|)]"
+    ),
 )
 # A literal code falls back on after a credential's assignment (`password =
 # process.env.DB_PASSWORD || '…'`, `{token: opts.token ?? "…"}`, `token = getenv('TOKEN') or

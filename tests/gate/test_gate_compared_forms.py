@@ -135,6 +135,17 @@ def test_a_wrapped_or_prefixed_literal_compared_with_a_credential_is_found(
         (f'if [ "{_TOKEN}" = "${{GITHUB_TOKEN:-}}" ]; then\n', _TOKEN),
         (f'test "{_TOKEN}" != "$API_KEY" && exit 1\n', _TOKEN),
         (f'case "${{TOKEN:-}}" in\n  "{_TOKEN}") echo ok ;;\nesac\n', _TOKEN),
+        (f'case "$TOKEN" in\n  --help) usage ;;\n  "{_TOKEN}") echo ok ;;\nesac\n', _TOKEN),
+        (
+            f'case "$API_KEY" in\n  ghp_*) gh ;;\n  "a1{_HEX}") a; b ;;\n  "{_HEX}") echo ok ;;\nesac\n',
+            _HEX,
+        ),
+        (f"case $DB_PASSWORD in -h|{_PASSWORD}) echo ok ;; esac\n", _PASSWORD),
+        (f'case "$TOKEN" in\n  # the production token\n  "{_TOKEN}") echo ok ;;\nesac\n', _TOKEN),
+        (
+            f'case "$TOKEN" in\n  "v1.2.3") old ;;&\n  *) ;&\n  \'{_TOKEN}\') echo ok ;;\nesac\n',
+            _TOKEN,
+        ),
     ],
 )
 def test_a_shell_test_with_the_literal_first_is_found(text: str, secret: str) -> None:
@@ -188,6 +199,9 @@ def test_a_shell_test_with_the_literal_first_is_found(text: str, secret: str) ->
         'case "$TOKEN_TYPE" in\n  "Bearer2") echo ok ;;\nesac\n',
         'case "$PASSWORD_MODE" in\n  file) read_file ;;\nesac\n',
         'case "$TOKEN" in\n  ghp_*) echo github ;;\nesac\n',
+        'case "$TOKEN_TYPE" in\n  basic) b ;;\n  "Bearer2") echo ok ;;\nesac\n',
+        'case "$TOKEN" in\n  --help) usage ;;\n  ghp_*|"v1.2.3") echo ok ;;\nesac\n',
+        f'case "$TOKEN" in\n  a) x\nesac\ncase "$MODE" in\n  b) y ;;\n  "{_TOKEN}") z ;;\nesac\n',
         '"api_token" = "${var.token}"\n',
         'tags = { "Secret1x" = "${var.token}" }\n',
         # a Nix attribute set naming its values by expansions
