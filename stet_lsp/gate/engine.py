@@ -266,10 +266,13 @@ def rule_set(
         everywhere=tuple(everywhere),
         prefilter=prefilter_for(tuple(sorted(set(by_anchor) | set(keywords)))),
         keywords=frozenset(keywords),
+        # A name's own words (`token`), not the syntax after one (`rules.LITERAL_IN_A_TUPLE`'s
+        # ` in (`).
         key_anchors=frozenset(
             anchor
             for anchor, entries in by_anchor.items()
             if all(rule.start == "identifier" for _, rule in entries)
+            and anchor[:1] in _IDENTIFIER_CHARS
         ),
         multiline_anchors=frozenset(
             anchor for anchor, entries in by_anchor.items() if any(r.multiline for _, r in entries)
@@ -720,7 +723,12 @@ class RuleScanner:
         if start < self._covered_until.get(priority, -1) and not self._opened_on(priority, start):
             return True  # inside a value this rule took: `SECRET_KEY=SECRET_KEY=…` repeated
         match = rule.pattern.match(text, start, offset + anchor_length + rule.reach)
-        return match is not None and self._accept(priority, rule, match)
+        if match is None:
+            return False
+        found = self._accept(priority, rule, match)
+        if rule.further is not None:
+            found |= self._accept_further(priority, rule, match)
+        return found
 
     def _accept(
         self,

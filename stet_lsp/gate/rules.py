@@ -537,13 +537,15 @@ def quoted_value(least: int, most: int = 400) -> str:
     quotes); a template literal in backquotes holds no substitution (`${…}`). Its first six
     characters are those `VALUE_START` asks of a literal after a credential's name (no blank:
     `'in #security'` is a message)."""
+    return _OPENING_QUOTE + r"(?P<secret>" + _quoted_content(least, most) + r")"
+
+
+def _quoted_content(least: int, most: int) -> str:
+    """What `quoted_value` reads inside the quotes it opens on."""
     return (
-        _OPENING_QUOTE
-        + r"(?P<secret>"
-        + rf"(?<=\")(?:[^\"\\\r\n]|\\[^\r\n]){{{least},{most}}}+(?=\")|"
+        rf"(?<=\")(?:[^\"\\\r\n]|\\[^\r\n]){{{least},{most}}}+(?=\")|"
         + _single_quoted(least, most)
         + rf"|(?<=`)(?:[^`$\r\n]|\$(?!\{{)){{{least},{most}}}+(?=`)"
-        + r")"
     )
 
 
@@ -642,6 +644,10 @@ _LITERAL_CHARACTER = r"[^\"'`\r\n]{0,400}?"
 _DIGIT_OR_BOTH_CASES = (
     rf"(?:(?={_LITERAL_CHARACTER}[0-9])|(?={_LITERAL_CHARACTER}[a-z])(?={_LITERAL_CHARACTER}[A-Z]))"
 )
+# C++'s raw string (`R"(…)"`, `u8R"key(…)key"`): its delimiter, and what it holds (no quote, as
+# a credential's literal holds none).
+_RAW_STRING_OPENS = r"(?:u8|[uUL])?R\"(?P<delimiter>[A-Za-z0-9_]{0,16})\("
+_RAW_STRING_CONTENT = r"(?:[^)\"\r\n]|\)(?!(?P=delimiter)\")){6,400}+(?=\)(?P=delimiter)\")"
 COMPARED_LITERAL = Rule(
     name="secret-assignment",
     pattern=lazy(
@@ -649,8 +655,16 @@ COMPARED_LITERAL = Rule(
         + CREDENTIAL_KEY
         + ")"
         + _COMPARED
+        + r"(?:"
+        + _RAW_STRING_OPENS
+        + r"|"
         + _LITERAL_PREFIX
-        + quoted_value(6)
+        + _OPENING_QUOTE
+        + r")(?P<secret>(?(delimiter)"
+        + _RAW_STRING_CONTENT
+        + r"|(?:"
+        + _quoted_content(6, 400)
+        + r")))"
     ),
     anchors=GENERIC_ASSIGNMENT.anchors,
     lead=48,
@@ -659,8 +673,9 @@ COMPARED_LITERAL = Rule(
     after=lazy(
         r"[A-Za-z0-9_.\-]{0,128}"
         + _COMPARED
+        + r"(?:(?:u8|[uUL])?R|"
         + _LITERAL_PREFIX
-        + r"\\{0,8}[\"'`]"
+        + r")\\{0,8}[\"'`]"
         + _DIGIT_OR_BOTH_CASES
     ),
     start="identifier",
@@ -898,6 +913,43 @@ CASE_PATTERN = Rule(
         + _DIGIT_OR_BOTH_CASES
         + r"(?P<secret>[^\"'`\\\s|()*?\[\]]{6,400})|[^\"'`\\\s|()]{1,400}?)\\{0,8}(?P=quote)"
         r"[ \t]{0,4}[|)]"
+    ),
+)
+# A literal among those a credential's name is tested for membership in, on the same line
+# (Python's `if token in ("…", "…"):`, `not in ["…"]`, `in {"…"}`): the first, and each one
+# after it (`further`), judged as a compared literal is; any other literal is stepped over.
+_MEMBERSHIP = r"[ \t]{1,4}(?:not[ \t]{1,4})?in[ \t]{1,4}[(\[{][ \t]{0,4}"
+LITERAL_IN_A_TUPLE = Rule(
+    name="secret-assignment",
+    pattern=lazy(
+        r"(?<![A-Za-z0-9_.\-])(?P<compared>"
+        + CREDENTIAL_KEY
+        + r")(?:\(\))?"
+        + _MEMBERSHIP
+        + r"(?:"
+        + _LITERAL_PREFIX
+        + _ESCAPED_LITERAL
+        + r")?"
+    ),
+    # The test and its first quote (escaped in JSON), rarer than a credential's words; the name
+    # is read back from it.
+    anchors=tuple(
+        negation + " in " + bracket + quote
+        for negation in ("", " not")
+        for bracket in "([{"
+        for quote in ('"', "'", "\\")
+    ),
+    lead=64,
+    reach=480,
+    check=_generic_check,
+    start="identifier",
+    further=lazy(
+        # The first literal where the match read none (`in ("v2", "…")`), then each after a comma.
+        r"(?:[ \t]{0,4},[ \t]{0,4}|(?<=[(\[{ \t]))"
+        + _LITERAL_PREFIX
+        + r"\\{0,8}(?P<quote>[\"'])(?:(?=[^\"'`\\\s]{6})"
+        + _DIGIT_OR_BOTH_CASES
+        + r"(?P<secret>[^\"'`\\\s]{6,400})|[^\"'\\\r\n]{0,400}?)\\{0,8}(?P=quote)"
     ),
 )
 # A literal code falls back on after a credential's assignment (`password =
@@ -1733,6 +1785,7 @@ def build_rules() -> tuple[Rule, ...]:
         LITERAL_COMPARED,
         LITERAL_IN_A_CALL,
         CASE_PATTERN,
+        LITERAL_IN_A_TUPLE,
         LOOKUP_DEFAULT,
         *EXPANSION_DEFAULTS,
         *ENV_ASSIGNMENTS,

@@ -8,8 +8,13 @@ name with an ordinary literal stays as it is, as it does with the name first."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from test_gate_code_syntax import _left_whole, _redacted
+from test_gate_providers import framed
+
+from stet_lsp.gate import ResultCache, redact_text
 
 _TOKEN = "Xk9mQ2vLp8rT4wZ3nB"
 _HEX = "d41d8cd98f00b204e9800998ecf8427e"
@@ -115,9 +120,33 @@ def test_a_literal_a_test_framework_compares_with_a_credential_is_found(
             _HEX,
         ),
         (f'compare_digest(request.headers["X-Token"].encode(), b"{_TOKEN}")\n', _TOKEN),
+        (f'if (token == R"({_TOKEN})") {{\n', _TOKEN),
+        (f'if (apiKey != u8R"key({_HEX})key") {{\n', _HEX),
     ],
 )
 def test_a_wrapped_or_prefixed_literal_compared_with_a_credential_is_found(
+    text: str, secret: str
+) -> None:
+    _redacted(text, secret)
+
+
+def test_a_raw_string_compared_loses_what_it_holds_and_keeps_its_parentheses() -> None:
+    text = f'if (token == R"({_TOKEN})") {{\n'
+    for content, path, unquote in framed(text):
+        shown = unquote(redact_text(content, path=path, cache=ResultCache()).text)
+        assert re.fullmatch(r'if \(token == R"\(\[REDACTED:[^\]]+\]\)"\) \{\n', shown), shown
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (f'if token in ("{_TOKEN}", "other"):\n', _TOKEN),
+        (f'if api_key not in ["v2", "{_HEX}"]:\n', _HEX),
+        (f"if password in {{'{_PASSWORD}'}}:\n", _PASSWORD),
+        (f'if token in ("a1{_TOKEN}", b"{_TOKEN}"):\n', _TOKEN),
+    ],
+)
+def test_a_literal_a_credential_is_tested_for_membership_in_is_found(
     text: str, secret: str
 ) -> None:
     _redacted(text, secret)
@@ -192,6 +221,12 @@ def test_a_shell_test_with_the_literal_first_is_found(text: str, secret: str) ->
         'if api_key == f"sk-{suffix}":\n',
         'if token == b"Bearer":\n',
         'if b"application/json" == token_type:\n',
+        # a raw string or a membership test of ordinary words
+        'if (tokenType == R"(application/json)") {\n',
+        'if (accessKey.status == R"(0.8.22-rc2)") {\n',
+        'if token_type in ("Bearer2", "Basic2x"):\n',
+        'if token.alg in ("HS256", "RS256"):\n',
+        'if secret_name in ["db-password-2"]:\n',
         # a shell's test of a name that holds no credential, a mapping's entry
         'if [ "v1.2.3" = "$TOKEN_VERSION" ]; then\n',
         'if [ "production" = "$SECRET_BACKEND" ]; then\n',
