@@ -38,9 +38,9 @@ from stet_lsp.server.protocol import StetProtocol, pulls_diagnostics, serve, str
 from stet_lsp.server.settings import Settings
 from stet_lsp.server.sheet_sync import (
     Staged,
+    closed_sheet,
     merge_from_disk,
     normalized,
-    saved_sheet,
     write_into_buffer,
 )
 
@@ -567,8 +567,8 @@ class StetServer(LanguageServer):
     def close_document(self, uri: str) -> None:
         """Drop everything kept about a closed document, the features' state included. A
         sheet closed with unsaved edits and a write on disk never merged into them (an editor
-        that cannot apply edits) gets that write merged back into the disk, which a save
-        whose notification never came may have written over."""
+        that cannot apply edits) gets that write merged back into the disk when the editor
+        wrote the buffer over it without saying so (`sheet_sync.closed_sheet`)."""
         state = self.documents.pop(uri, None)
         unmerged = None if state is None else state.expected_reload
         if (
@@ -578,7 +578,7 @@ class StetServer(LanguageServer):
             and unmerged not in (None, state.text)
         ):
             base = state.disk_text if state.base_known else ""
-            merge_back = saved_sheet(self, state, base, unmerged, not state.base_lost)
+            merge_back = closed_sheet(self, state, base, unmerged, not state.base_lost)
             self.spawn(merge_back, "merging back the closed style sheet's unmerged write")
         self.diagnostics.forget(uri)
         self._published.pop(uri, None)

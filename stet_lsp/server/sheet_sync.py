@@ -238,9 +238,16 @@ async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str 
         )
         return
     earlier = state.expected_reload
-    if earlier is not None and earlier != theirs and earlier.strip():
-        # A write not merged yet is still owed to the buffer (or to the disk, if the editor
-        # saved over it): what the disk holds now does not replace it, it is merged into it.
+    if (
+        earlier is not None
+        and earlier != theirs
+        and earlier.strip()
+        and await server.off_loop(holds_the_buffer, base, state.text, theirs)
+    ):
+        # The editor wrote its buffer over a write not merged into it, and the disk changed
+        # again before its save was said: that write is still owed to the disk, so what the
+        # disk holds now is merged into it (otherwise the disk's text is that write's next
+        # version, its changes and removals included, and replaces it).
         merged = await server.off_loop(
             partial(merge_sheets, deletions=deletions), base, earlier, theirs
         )
@@ -250,6 +257,27 @@ async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str 
         "style sheet: the changes on disk are not merged into the unsaved editor text yet; "
         "they will be at the next edit, or into the disk when it is saved (nothing is lost)",
     )
+
+
+def holds_the_buffer(base: str, buffer: str, disk: str) -> bool:
+    """Whether the disk holds every change a buffer with unsaved edits made since `base`: the
+    editor wrote the buffer there, over whatever the disk held that the buffer lacked."""
+    return buffer != base and not merge_sheets(base, disk, buffer).changed
+
+
+async def closed_sheet(
+    server: StetServer, state: DocumentState, base: str, unmerged: str, deletions: bool
+) -> None:
+    """A sheet closed with unsaved edits and a write on disk never merged into them: when
+    the disk holds the buffer (the editor wrote it and never said it saved), that write is
+    merged back into the disk; otherwise the disk is as the other writers left it."""
+    session = state.session
+    if session is None:
+        return
+    snapshot = await server.off_loop(session.load)
+    disk = normalized(snapshot.text or "")
+    if await server.off_loop(holds_the_buffer, base, state.text, disk):
+        await saved_sheet(server, state, base, unmerged, deletions)
 
 
 async def _edit_arrived(state: DocumentState, revision: int, changed: bool) -> None:

@@ -12,6 +12,10 @@ from typing import Any
 import pytest
 from sheet_editor import EDITS, NO_EDITS, SheetEditor, add, entry_texts
 
+from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.core.sheet_format import SheetDocument
+from stet_lsp.core.targets import resolve_target
+
 EXPECTED = ["first", "note from another writer", "typed by hand"]
 
 
@@ -197,3 +201,97 @@ def test_a_save_said_without_its_text(root: Path, editors: Any) -> None:
     saved = {"textDocument": {"uri": editor.uri}}
     editor.server.send({"method": "textDocument/didSave", "params": saved})
     assert editor.on_disk_within(EXPECTED) == EXPECTED
+
+
+def _rewritten(root: Path, change: Any) -> None:
+    """Another writer rewrites the sheet on disk in one write (`change`: old text -> new)."""
+    sheet = StyleSheet(resolve_target(root))
+    sheet.path.write_text(change(sheet.path.read_text(encoding="utf-8")), encoding="utf-8")
+
+
+def _without(entry: str) -> Any:
+    return lambda text: "".join(line for line in text.splitlines(True) if f"- {entry}" not in line)
+
+
+def _statuses(editor: SheetEditor) -> list[tuple[str, str]]:
+    text = editor.sheet.path.read_text(encoding="utf-8")
+    return sorted((entry.text, entry.status) for entry in SheetDocument.parse(text).entries())
+
+
+# A write not merged into the buffer, then changed again on disk by the other writers (not
+# by the editor's save): the later text is that write's next version, and what it removed or
+# changed stays so at the save and at a close.
+
+
+@pytest.mark.parametrize("then", ["saved", "closed"])
+def test_a_note_not_merged_then_removed_by_hand_stays_removed(
+    root: Path, editors: Any, then: str
+) -> None:
+    editor = editors(NO_EDITS)
+    add(root, "note from another writer")
+    editor.wait_not_merged()
+    _rewritten(root, lambda text: _without("note from another writer")(text) + "- second note\n")
+    editor.polled()
+    if then == "saved":
+        editor.save()
+        expected = ["first", "second note", "typed by hand"]
+    else:  # the person discards the buffer: the disk stays as the other writers left it
+        editor.close()
+        expected = ["first", "second note"]
+    assert editor.on_disk_within(expected) == expected
+
+
+def test_a_note_not_merged_removed_just_before_a_close(root: Path, editors: Any) -> None:
+    editor = editors(NO_EDITS)
+    add(root, "note from another writer")
+    editor.wait_not_merged()
+    _rewritten(root, _without("note from another writer"))
+    editor.close()  # before the poll read the removal
+    assert editor.on_disk_within(["first"]) == ["first"]
+
+
+def test_a_note_not_merged_then_discarded_or_edited(root: Path, editors: Any) -> None:
+    editor = editors(NO_EDITS)
+    sheet = StyleSheet(resolve_target(root))
+    discarded = sheet.add("to discard", author="agent")
+    edited = sheet.add("to edit", author="agent")
+    editor.wait_not_merged()
+    sheet.set_status(discarded.id, "discarded")
+    sheet.edit_text(edited.id, "edited")
+    editor.polled()
+    editor.save()
+    editor.polled(3)
+    assert _statuses(editor) == [
+        ("edited", "open"),
+        ("first", "open"),
+        ("to discard", "discarded"),
+        ("typed by hand", "open"),
+    ]
+
+
+def test_an_entry_edited_twice_while_its_first_edit_is_not_merged(root: Path, editors: Any) -> None:
+    editor = editors(NO_EDITS)
+    sheet = StyleSheet(resolve_target(root))
+    first = next(iter(sheet.entries()))
+    sheet.edit_text(first.id, "first, second version")
+    editor.wait_not_merged()
+    sheet.edit_text(first.id, "first, third version")
+    editor.polled()
+    editor.save()
+    expected = ["first, third version", "typed by hand"]
+    assert editor.on_disk_within(expected) == expected
+
+
+def test_a_save_whose_text_lacks_the_final_line_break(root: Path, editors: Any) -> None:
+    """Saved and written without the buffer's final line break: the buffer is what was
+    saved, not an unsaved edit, so a command writes to disk."""
+    editor = editors(NO_EDITS)
+    editor.sheet.path.write_text(editor.text.rstrip("\n"), encoding="utf-8")
+    editor.did_save(editor.text.rstrip("\n"))
+    editor.polled()
+    arguments = [{"uri": editor.uri, "text": "from a command"}]
+    answer = editor.request(
+        "workspace/executeCommand", {"command": "stet.note.add", "arguments": arguments}
+    )
+    assert "error" not in answer, answer
+    assert "from a command" in editor.disk()

@@ -61,7 +61,7 @@ def register(server: StetServer) -> None:
         saved = None
         if state.is_sheet and params.text is not None:
             saved = normalized(params.text)
-        if saved is None or saved == state.text:
+        if saved is None or saved.rstrip("\n") == state.text.rstrip("\n"):
             # What the editor saved is its lines: shared, not joined and split again.
             state.disk_lines, state.modified = list(state.lines), False
         else:  # typed in since
