@@ -918,6 +918,8 @@ class RuleScanner:
             position = item.end()
             if item.start("secret") >= 0:
                 found |= self._accept_compared(priority, rule, item, key)
+            if item.start("quote") < 0:
+                break  # text read over to where no further value was found
         self._further_until[priority] = position
         return found
 

@@ -73,7 +73,8 @@ class Rule:
     """For anchor rules whose match names what it compares (group `compared`): the further
     values of the same construct, each read from where the last one read ended, the first
     from the match's end (a `case`'s patterns after its first); group `secret` where one is a
-    literal to judge."""
+    literal to judge. An item without group `quote` is text read over where no further value
+    was found (an arm's body whose end is not near): the reading ends with it."""
     start: str = "window"
     """Where a match may start: "anchor" (prefix rules: exactly at the anchor), "identifier"
     (at the start of the identifier holding the anchor), or "window" (search around it)."""
@@ -882,6 +883,8 @@ LITERAL_IN_A_CALL = Rule(
 # the next, perhaps after comment lines (`case "$TOKEN" in` then `"…")`): a literal compared
 # with the name, quoted or bare (a glob is none), and each one after it (`further`).
 _CASE_GAP = r"(?:[ \t]|\r?\n|\\{1,8}[nrt]|#[^\r\n\\]{0,400}+)"
+# A character of an arm's body: up to its `;;`, `;&` or `;;&`, never past an `esac`.
+_ARM_BODY = r"(?:[^;\\e]|\\[\s\S]|;(?![;&])|e(?!sac(?![A-Za-z0-9_])))"
 CASE_PATTERN = Rule(
     name="secret-assignment",
     pattern=lazy(
@@ -902,17 +905,21 @@ CASE_PATTERN = Rule(
     # From the case's `in` or its first pattern's `|` or `)`: the next alternative of the same
     # arm after `|`; after `)` the arm's body up to its `;;` (or `;&`, `;;&`), no `esac`
     # within; then the next arm's pattern. Any pattern is read to step over (`ghp_*)`,
-    # `--help)`), a literal's is its `secret`.
+    # `--help)`), a literal's is its `secret`. A body with no end within its reach, or whose
+    # end no pattern follows, is read over once and ends the reading (a `case` opened in it
+    # reads it no more, so each body is read once).
     further=lazy(
         r"(?:(?<=\|)[ \t]{0,4}"
-        r"|(?<=\))(?:[^;\\e]|\\[\s\S]|;(?![;&])|e(?!sac(?![A-Za-z0-9_]))){0,2000}+;(?:;&?|&)"
+        r"|(?<=\))"
+        + _ARM_BODY
+        + r"{0,2000}+;(?:;&?|&)"
         + _CASE_GAP
         + r"{0,40}+|(?<![|)])"
         + _CASE_GAP
         + r"{1,40}+)\(?[ \t]{0,4}\\{0,8}(?P<quote>[\"']?)(?:(?=[^\"'`\\\s|()*?\[\]]{6})"
         + _DIGIT_OR_BOTH_CASES
         + r"(?P<secret>[^\"'`\\\s|()*?\[\]]{6,400})|[^\"'`\\\s|()]{1,400}?)\\{0,8}(?P=quote)"
-        r"[ \t]{0,4}[|)]"
+        r"[ \t]{0,4}[|)]|(?<=\))" + _ARM_BODY + r"{1,2000}+"
     ),
 )
 # A literal among those a credential's name is tested for membership in, on the same line
