@@ -705,12 +705,7 @@ class RuleScanner:
             if offset < self._token_until.get(priority, -1):
                 return False
             match = rule.pattern.match(text, offset)
-            if match is None:
-                return False
-            found = self._accept(priority, rule, match)
-            if rule.further is not None:
-                found |= self._accept_further(priority, rule, match)
-            return found
+            return match is not None and self._accept_construct(priority, rule, match)
         if rule.after is not None and rule.after.match(text, offset + anchor_length) is None:
             return False
         start = offset
@@ -723,8 +718,10 @@ class RuleScanner:
         if start < self._covered_until.get(priority, -1) and not self._opened_on(priority, start):
             return True  # inside a value this rule took: `SECRET_KEY=SECRET_KEY=…` repeated
         match = rule.pattern.match(text, start, offset + anchor_length + rule.reach)
-        if match is None:
-            return False
+        return match is not None and self._accept_construct(priority, rule, match)
+
+    def _accept_construct(self, priority: int, rule: Rule, match: re.Match[str]) -> bool:
+        """The match's value, and the further values of the construct it opens (`Rule.further`)."""
         found = self._accept(priority, rule, match)
         if rule.further is not None:
             found |= self._accept_further(priority, rule, match)

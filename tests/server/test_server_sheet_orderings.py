@@ -37,15 +37,29 @@ def editors(root: Path) -> Iterator[Any]:
         editor.server.close()
 
 
-def test_a_merge_refused_across_a_save_reaches_the_disk(root: Path, editors: Any) -> None:
-    """The merge of another writer's note is in flight when the person saves; the editor
-    then refuses it: the save wrote over the note, which is merged back into the disk."""
+def _holding_a_note(root: Path, editors: Any) -> SheetEditor:
+    """An editor that cannot apply edits, holding another writer's note it could not take."""
+    editor = editors(NO_EDITS)
+    add(root, "note from another writer")
+    editor.wait_not_merged()
+    return editor
+
+
+def _saved_with_a_merge_in_flight(root: Path, editors: Any) -> tuple[SheetEditor, Any]:
+    """The merge of another writer's note sent and not answered yet, the buffer saved."""
     editor = editors(EDITS, answers="hold")
     add(root, "note from another writer")
     request = editor.pump(until=lambda m: m.get("method") == "workspace/applyEdit")
     editor.held.clear()
     editor.save()
     editor.sync()
+    return editor, request
+
+
+def test_a_merge_refused_across_a_save_reaches_the_disk(root: Path, editors: Any) -> None:
+    """The merge of another writer's note is in flight when the person saves; the editor
+    then refuses it: the save wrote over the note, which is merged back into the disk."""
+    editor, request = _saved_with_a_merge_in_flight(root, editors)
     editor.answers = "refuse"
     editor.answer(request, applied=False)
     assert editor.on_disk_within(EXPECTED) == EXPECTED
@@ -57,12 +71,7 @@ def test_a_merge_refused_across_a_save_reaches_the_disk(root: Path, editors: Any
 
 
 def test_a_merge_applied_across_a_save_stays_in_the_buffer(root: Path, editors: Any) -> None:
-    editor = editors(EDITS, answers="hold")
-    add(root, "note from another writer")
-    request = editor.pump(until=lambda m: m.get("method") == "workspace/applyEdit")
-    editor.held.clear()
-    editor.save()
-    editor.sync()
+    editor, request = _saved_with_a_merge_in_flight(root, editors)
     editor.answer(request, applied=True)
     editor.polled()
     assert entry_texts(editor.text) == EXPECTED
@@ -77,9 +86,7 @@ def test_a_note_added_to_the_saved_file_before_the_save_is_said(
     """An editor that cannot apply edits holds a note it could not merge, saves over it, and
     another note is added to the saved file before the save is said: the second write on
     disk does not replace the first, both reach the disk."""
-    editor = editors(NO_EDITS)
-    add(root, "note from another writer")
-    editor.wait_not_merged()
+    editor = _holding_a_note(root, editors)
     written = editor.write()
     if save_read_first:
         editor.polled()
@@ -117,9 +124,7 @@ def test_a_command_between_a_write_and_its_save_loses_no_note(
     """A note added by a command after the editor wrote the file and before it said so: the
     command writes into the buffer, which this editor cannot change, so it says it wrote
     nothing; the other writer's note the save wrote over still comes back."""
-    editor = editors(NO_EDITS)
-    add(root, "note from another writer")
-    editor.wait_not_merged()
+    editor = _holding_a_note(root, editors)
     written = editor.write()
     if save_read_first:
         editor.polled()
@@ -135,9 +140,7 @@ def test_a_command_between_a_write_and_its_save_loses_no_note(
 def test_a_buffer_written_and_closed_without_its_save_said(root: Path, editors: Any) -> None:
     """The disk holds the buffer, which lacks a note it could not merge, and the editor
     closes it without saying it saved: the note is merged back into the disk."""
-    editor = editors(NO_EDITS)
-    add(root, "note from another writer")
-    editor.wait_not_merged()
+    editor = _holding_a_note(root, editors)
     editor.write()
     editor.polled()
     editor.close()
@@ -147,9 +150,7 @@ def test_a_buffer_written_and_closed_without_its_save_said(root: Path, editors: 
 def test_a_buffer_written_without_its_save_said_then_typed_in(root: Path, editors: Any) -> None:
     """No save is said after the write: the next edit is told the note is not merged yet,
     and the next save brings it back."""
-    editor = editors(NO_EDITS)
-    add(root, "note from another writer")
-    editor.wait_not_merged()
+    editor = _holding_a_note(root, editors)
     editor.write()
     editor.polled()
     said = len(editor.messages("not merged"))
@@ -162,9 +163,7 @@ def test_a_buffer_written_without_its_save_said_then_typed_in(root: Path, editor
 
 
 def test_two_saves_with_a_note_between(root: Path, editors: Any) -> None:
-    editor = editors(NO_EDITS)
-    add(root, "note from another writer")
-    editor.wait_not_merged()
+    editor = _holding_a_note(root, editors)
     editor.save()
     editor.polled()
     add(root, "second note")
@@ -179,9 +178,7 @@ def test_two_saves_with_a_note_between(root: Path, editors: Any) -> None:
 
 
 def test_a_sheet_removed_then_saved_back(root: Path, editors: Any) -> None:
-    editor = editors(NO_EDITS)
-    add(root, "note from another writer")
-    editor.wait_not_merged()
+    editor = _holding_a_note(root, editors)
     editor.sheet.path.unlink()  # a save caught half way
     editor.polled()
     written = editor.write()
@@ -193,9 +190,7 @@ def test_a_sheet_removed_then_saved_back(root: Path, editors: Any) -> None:
 def test_a_save_said_without_its_text(root: Path, editors: Any) -> None:
     """A client that leaves the text out of its save notification: the buffer is taken for
     what it saved, as before."""
-    editor = editors(NO_EDITS)
-    add(root, "note from another writer")
-    editor.wait_not_merged()
+    editor = _holding_a_note(root, editors)
     editor.write()
     editor.polled()
     saved = {"textDocument": {"uri": editor.uri}}
@@ -227,9 +222,7 @@ def _statuses(editor: SheetEditor) -> list[tuple[str, str]]:
 def test_a_note_not_merged_then_removed_by_hand_stays_removed(
     root: Path, editors: Any, then: str
 ) -> None:
-    editor = editors(NO_EDITS)
-    add(root, "note from another writer")
-    editor.wait_not_merged()
+    editor = _holding_a_note(root, editors)
     _rewritten(root, lambda text: _without("note from another writer")(text) + "- second note\n")
     editor.polled()
     if then == "saved":
@@ -242,9 +235,7 @@ def test_a_note_not_merged_then_removed_by_hand_stays_removed(
 
 
 def test_a_note_not_merged_removed_just_before_a_close(root: Path, editors: Any) -> None:
-    editor = editors(NO_EDITS)
-    add(root, "note from another writer")
-    editor.wait_not_merged()
+    editor = _holding_a_note(root, editors)
     _rewritten(root, _without("note from another writer"))
     editor.close()  # before the poll read the removal
     assert editor.on_disk_within(["first"]) == ["first"]
