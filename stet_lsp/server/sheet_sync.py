@@ -20,6 +20,7 @@ from stet_lsp.core.errors import StetError
 from stet_lsp.core.lines import split_lines
 from stet_lsp.core.merge import merge_sheets
 from stet_lsp.core.sheet import StyleSheet
+from stet_lsp.core.sheet_format import SheetDocument
 from stet_lsp.core.targets import Target
 from stet_lsp.server.positions import client_position
 
@@ -259,6 +260,23 @@ async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str 
     )
 
 
+def dropped_by_the_save(before: str, saved: str, buffer: str) -> str | None:
+    """The text saved, with the entries the disk held `before` the save that it lacks and the
+    buffer holds (they reached the buffer after the editor wrote it); None when there are
+    none. An entry the buffer lost too was deleted by the person, and stays so."""
+    document = SheetDocument.parse(saved)
+    kept = {entry.id for entry in document.entries()}
+    held = {entry.id for entry in SheetDocument.parse(buffer).entries()}
+    dropped = [
+        entry
+        for entry in SheetDocument.parse(before).entries()
+        if entry.id in held and entry.id not in kept
+    ]
+    for entry in dropped:
+        document.add(entry)
+    return document.render() if dropped else None
+
+
 def holds_the_buffer(base: str, buffer: str, disk: str) -> bool:
     """Whether the disk holds every change a buffer with unsaved edits made since `base`: the
     editor wrote the buffer there, over whatever the disk held that the buffer lacked."""
@@ -384,22 +402,33 @@ async def saved_sheet(
     base: str,
     unmerged: str | None,
     deletions: bool = True,
+    earlier: tuple[str, str] | None = None,
 ) -> None:
     """The editor saved the sheet. What was written on disk and never reached its buffer
     (`unmerged`, when it is not the text saved: the editor refused the merge, or cannot
     apply edits) was written over:
     it is merged back into the sheet on disk, which the editor then reloads (`deletions`
-    False: the sheet was read missing or empty since `base`, `DocumentState.base_lost`)."""
+    False: the sheet was read missing or empty since `base`, `DocumentState.base_lost`).
+    `earlier`: (the text saved, the buffer's text) when the editor saved an earlier text of
+    its buffer: the entries `base` held that the save lacks and the buffer holds since (a
+    merge the editor applied while it wrote the file) are put back too."""
     session = state.session
     if session is None:
         return
-    if unmerged is not None:
+    merges = [] if unmerged is None else [(base, unmerged, deletions)]
+    if earlier is not None:
+        saved, buffer = earlier
+        restored = await server.off_loop(dropped_by_the_save, base, saved, buffer)
+        if restored is not None:
+            merges.append((saved, restored, True))
+    if merges:
         target = await server.off_loop(session.target)
         if state.path == target.sheet_path:
             async with server.sheet_edits:
                 try:
-                    merge = partial(StyleSheet(target).merge_in, deletions=deletions)
-                    await server.off_loop(merge, base, unmerged)
+                    for before, theirs, deleting in merges:
+                        merge = partial(StyleSheet(target).merge_in, deletions=deleting)
+                        await server.off_loop(merge, before, theirs)
                 except StetError as error:
                     server.message(
                         f"style sheet: what the save wrote over is not merged back: {error}"

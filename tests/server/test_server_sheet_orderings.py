@@ -79,6 +79,27 @@ def test_a_merge_applied_across_a_save_stays_in_the_buffer(root: Path, editors: 
     assert editor.on_disk_within(EXPECTED) == EXPECTED
 
 
+@pytest.mark.parametrize("then", ["kept", "closed"])
+def test_a_merge_applied_after_the_editor_wrote_reaches_the_disk(
+    root: Path, editors: Any, then: str
+) -> None:
+    """The editor applies the merge of another writer's note after it wrote the file and
+    before it says it saved: the save's text lacks the note the buffer now holds, which is
+    put back on disk, so a buffer then closed unsaved loses nothing."""
+    editor = editors(EDITS, answers="hold")
+    add(root, "note from another writer")
+    request = editor.pump(until=lambda m: m.get("method") == "workspace/applyEdit")
+    editor.held.clear()
+    written = editor.write()
+    editor.answers = "apply"
+    editor.answer(request, applied=True)
+    editor.did_save(written)
+    editor.sync()
+    if then == "closed":
+        editor.close()
+    assert editor.on_disk_within(EXPECTED) == EXPECTED
+
+
 @pytest.mark.parametrize("save_read_first", [False, True], ids=["", "the save read first"])
 def test_a_note_added_to_the_saved_file_before_the_save_is_said(
     root: Path, editors: Any, save_read_first: bool

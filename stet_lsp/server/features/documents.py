@@ -58,14 +58,15 @@ def register(server: StetServer) -> None:
             return
         base = state.disk_text if state.base_known else ""
         unmerged, deletions = state.expected_reload, not state.base_lost
-        saved = None
+        saved, earlier = None, None
         if state.is_sheet and params.text is not None:
             saved = normalized(params.text)
         if saved is None or saved.rstrip("\n") == state.text.rstrip("\n"):
             # What the editor saved is its lines: shared, not joined and split again.
             state.disk_lines, state.modified = list(state.lines), False
-        else:  # typed in since
+        else:  # typed in since, or merged in while the editor wrote the file
             state.disk_text, state.modified = saved, True
+            earlier = (saved, state.text)
         state.base_known, state.saves = True, state.saves + 1
         state.expected_reload, state.base_lost = None, False
         if state.is_sheet and state.session is not None:
@@ -73,7 +74,8 @@ def register(server: StetServer) -> None:
                 unmerged = None  # the save held it all
             # A saved sheet changes what every open document shows.
             ls.spawn(
-                saved_sheet(ls, state, base, unmerged, deletions), "reading the saved style sheet"
+                saved_sheet(ls, state, base, unmerged, deletions, earlier),
+                "reading the saved style sheet",
             )
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
