@@ -12,7 +12,12 @@ from typing import Any, TypeVar
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from stet_lsp.core.merge import conflict_markers, merge_sheets
+from stet_lsp.core.merge import (
+    conflict_markers,
+    dropped_by_the_save,
+    holds_the_buffer,
+    merge_sheets,
+)
 from stet_lsp.core.model import KINDS, STATUSES, Anchor, Entry, Kind
 from stet_lsp.core.sheet import StyleSheet
 from stet_lsp.core.sheet_format import EntryBlock, SheetDocument, SheetMeta, new_document
@@ -502,3 +507,25 @@ def test_random_edits_on_both_sides_lose_no_entry_and_no_change(
         ), (entry_id, wanted)
     assert merge_sheets(base, result.text, theirs).text == result.text
     assert result.changed == (result.text != ours)
+
+
+def test_a_save_of_an_earlier_buffer_gives_back_what_reached_the_buffer_after_it() -> None:
+    """The disk held a note; the editor wrote a text of its buffer without it, then took the
+    note in: the note comes back, an entry the person deleted from the buffer does not, and
+    a save that dropped nothing gives nothing back."""
+    first, gone, other = note("aaaaaa", "first"), note("bbbbbb", "deleted"), note("cccccc", "N")
+    before = sheet(first, gone, other)
+    saved = sheet(first, note("dddddd", "typed"))
+    buffer = added(saved, other, note("eeeeee", "typed since"))
+    restored = dropped_by_the_save(before, saved, buffer)
+    assert restored is not None
+    assert sorted(entries(restored)) == ["aaaaaa", "cccccc", "dddddd"]
+    assert dropped_by_the_save(before, added(saved, other), added(saved, other)) is None
+
+
+def test_the_disk_holds_the_buffer_when_it_has_every_change_the_buffer_made() -> None:
+    base = sheet(note("aaaaaa", "first"))
+    buffer = added(base, note("dddddd", "typed"))
+    assert holds_the_buffer(base, buffer, added(buffer, note("cccccc", "N")))
+    assert not holds_the_buffer(base, buffer, added(base, note("cccccc", "N")))
+    assert not holds_the_buffer(base, base, base)  # no unsaved edits: nothing to tell

@@ -52,6 +52,29 @@ def merge_sheets(base: str, ours: str, theirs: str, *, deletions: bool = True) -
     return _Merge(base, ours, theirs).run(deletions)
 
 
+def dropped_by_the_save(before: str, saved: str, buffer: str) -> str | None:
+    """The text saved, with the entries the disk held `before` the save that it lacks and the
+    buffer holds (they reached the buffer after the editor wrote it); None when there are
+    none. An entry the buffer lost too was deleted by the person, and stays so."""
+    document = SheetDocument.parse(saved)
+    kept = {entry.id for entry in document.entries()}
+    held = {entry.id for entry in SheetDocument.parse(buffer).entries()}
+    dropped = [
+        entry
+        for entry in SheetDocument.parse(before).entries()
+        if entry.id in held and entry.id not in kept
+    ]
+    for entry in dropped:
+        document.add(entry)
+    return document.render() if dropped else None
+
+
+def holds_the_buffer(base: str, buffer: str, disk: str) -> bool:
+    """Whether the disk holds every change a buffer with unsaved edits made since `base`: the
+    editor wrote the buffer there, over whatever the disk held that the buffer lacked."""
+    return buffer != base and not merge_sheets(base, disk, buffer).changed
+
+
 def conflict_markers(document: SheetDocument) -> list[Entry]:
     """The conflicting versions a merge kept, each waiting for a person to choose."""
     return [entry for entry in document.entries() if CONFLICT_OF in entry.extra]

@@ -41,6 +41,7 @@ from stet_lsp.server.sheet_sync import (
     closed_sheet,
     merge_from_disk,
     normalized,
+    shows_the_disk,
     write_into_buffer,
 )
 
@@ -665,11 +666,7 @@ class StetServer(LanguageServer):
         now has none: the editor reloaded an outside write that the server has not read yet
         (the client's report of it, or the next poll, comes after the command)."""
         snapshot = await self.off_loop(session.load)
-        if (
-            snapshot.text is not None
-            and normalized(snapshot.text) == state.text
-            and state.expected_reload in (None, state.text)  # else: its save is on its way
-        ):
+        if snapshot.text is not None and shows_the_disk(state, normalized(snapshot.text)):
             state.disk_text, state.base_known, state.expected_reload = state.text, True, None
             state.modified = state.base_lost = False
 

@@ -18,9 +18,8 @@ from lsprotocol import types
 
 from stet_lsp.core.errors import StetError
 from stet_lsp.core.lines import split_lines
-from stet_lsp.core.merge import merge_sheets
+from stet_lsp.core.merge import dropped_by_the_save, holds_the_buffer, merge_sheets
 from stet_lsp.core.sheet import StyleSheet
-from stet_lsp.core.sheet_format import SheetDocument
 from stet_lsp.core.targets import Target
 from stet_lsp.server.positions import client_position
 
@@ -165,6 +164,14 @@ async def merge_into_buffer(
     return False
 
 
+def shows_the_disk(state: DocumentState, text: str) -> bool:
+    """Whether the buffer, whose text is what the disk holds (`text`), is in step with it. Not
+    when it has unsaved edits that lack a write not merged into them: the editor saved over
+    that write, and the disk was read before it said so; the save's notification merges the
+    write back (`saved_sheet`) from the base the buffer had, which stays as it is until then."""
+    return state.text == text and (not state.modified or state.expected_reload in (None, text))
+
+
 async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str | None) -> None:
     """The sheet on disk holds `theirs` (None: what the editor was expected to reload). A
     buffer without unsaved edits is the editor's to reload; one with unsaved edits (or
@@ -175,14 +182,10 @@ async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str 
     if theirs is None or server.documents.get(state.uri) is not state:
         return
     theirs = normalized(theirs)
-    if state.text == theirs and state.modified and state.expected_reload not in (None, theirs):
-        # The editor saved a buffer that lacks a write not merged into it, and the disk was
-        # read before the editor said so: the save's notification merges that write back
-        # (`saved_sheet`), from the base it had, which must stay as it is until then.
-        return
-    if state.text == theirs:  # the editor already shows it
-        state.disk_text, state.base_known, state.expected_reload = theirs, True, None
-        state.modified = state.base_lost = False
+    if state.text == theirs:
+        if shows_the_disk(state, theirs):
+            state.disk_text, state.base_known, state.expected_reload = theirs, True, None
+            state.modified = state.base_lost = False
         return
     if theirs == state.disk_text:
         state.base_known, state.expected_reload, state.base_lost = True, None, False
@@ -258,29 +261,6 @@ async def merge_from_disk(server: StetServer, state: DocumentState, theirs: str 
         "style sheet: the changes on disk are not merged into the unsaved editor text yet; "
         "they will be at the next edit, or into the disk when it is saved (nothing is lost)",
     )
-
-
-def dropped_by_the_save(before: str, saved: str, buffer: str) -> str | None:
-    """The text saved, with the entries the disk held `before` the save that it lacks and the
-    buffer holds (they reached the buffer after the editor wrote it); None when there are
-    none. An entry the buffer lost too was deleted by the person, and stays so."""
-    document = SheetDocument.parse(saved)
-    kept = {entry.id for entry in document.entries()}
-    held = {entry.id for entry in SheetDocument.parse(buffer).entries()}
-    dropped = [
-        entry
-        for entry in SheetDocument.parse(before).entries()
-        if entry.id in held and entry.id not in kept
-    ]
-    for entry in dropped:
-        document.add(entry)
-    return document.render() if dropped else None
-
-
-def holds_the_buffer(base: str, buffer: str, disk: str) -> bool:
-    """Whether the disk holds every change a buffer with unsaved edits made since `base`: the
-    editor wrote the buffer there, over whatever the disk held that the buffer lacked."""
-    return buffer != base and not merge_sheets(base, disk, buffer).changed
 
 
 async def closed_sheet(
